@@ -1,0 +1,28 @@
+// Insert a fact, or find the live fact with the same content in the scope (exact dedup).
+// The (scope, live_hash) uniqueness constraint makes concurrent writers converge on one node:
+// MERGE takes the constraint's lock, so the loser of a race matches the winner's fact.
+MERGE (f:Fact {scope: $scope, live_hash: $props.content_hash})
+  ON CREATE SET f += $props
+  ON MATCH SET f.strength = coalesce(f.strength, 1.0) + 1.0,
+               f.access_count = coalesce(f.access_count, 0) + 1,
+               f.last_accessed_at = $now
+WITH f, f.id = $props.id AS created
+CALL (f, created) {
+  WITH f WHERE created
+  UNWIND $entities AS ent
+  MERGE (e:Entity {scope: $scope, canonical: ent.canonical})
+    ON CREATE SET e.name = ent.name, e.aliases = [], e.type = ent.type,
+                  e.lexical_text = toLower(ent.name), e.created_at = $now
+  WITH f, e, ent
+  SET e.aliases = CASE WHEN ent.name <> e.name AND NOT ent.name IN e.aliases
+                       THEN e.aliases + ent.name ELSE e.aliases END,
+      e.lexical_text = toLower(reduce(s = e.name, a IN e.aliases + [ent.name] | s + '\n' + a))
+  MERGE (f)-[:MENTIONS {role: ent.role}]->(e)
+}
+CALL (f, created) {
+  WITH f WHERE created
+  UNWIND $props.tags AS tag
+  MERGE (t:Tag {scope: $scope, name: tag})
+  MERGE (f)-[:TAGGED]->(t)
+}
+RETURN f AS fact, created

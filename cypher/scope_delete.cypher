@@ -1,0 +1,17 @@
+// Remove every node of a scope (tests, and an operator dropping a tenant).
+CALL () {
+  MATCH (f:Fact {scope: $scope}) DETACH DELETE f
+}
+CALL () {
+  MATCH (e:Entity {scope: $scope}) DETACH DELETE e
+}
+CALL () {
+  MATCH (t:Tag {scope: $scope}) DETACH DELETE t
+}
+CALL () {
+  MATCH (c:Context {scope: $scope}) DETACH DELETE c
+}
+CALL () {
+  MATCH (a:AuditEvent {scope: $scope}) DETACH DELETE a
+}
+RETURN true AS done

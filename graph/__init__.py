@@ -1,0 +1,37 @@
+"""factgraph: long-term memory for AI agents, kept in Neo4j.
+
+The public Python API. Names listed in `__all__` are locked by a test; change them on purpose.
+"""
+
+from graph.config import Settings
+from graph.entities import DefaultEntityResolver, EntityResolver, ResolvedEntity, normalise
+from graph.errors import (
+    Conflict,
+    DatabaseUnavailable,
+    FactgraphError,
+    NotFound,
+    SchemaMismatch,
+    ValidationError,
+)
+from graph.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
+from graph.memory import Memory
+
+__all__ = [
+    "Conflict",
+    "DatabaseUnavailable",
+    "Decision",
+    "DecisionKind",
+    "DefaultEntityResolver",
+    "EntityResolver",
+    "Fact",
+    "FactInput",
+    "FactStatus",
+    "FactgraphError",
+    "Memory",
+    "NotFound",
+    "ResolvedEntity",
+    "SchemaMismatch",
+    "Settings",
+    "ValidationError",
+    "normalise",
+]

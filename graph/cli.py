@@ -1,0 +1,163 @@
+"""The operator's command line: `factgraph serve | neo4j | schema | ...`, with --help everywhere.
+
+Each sub-command is a small function registered on argparse; long jobs show progress bars on
+stderr. `serve` is the only command that reaches into `resolvers/` (lazily), because it is the
+one that runs the web application.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+from graph.config import Settings
+from graph.errors import FactgraphError
+from graph.neo4j_local import LocalNeo4j, Neo4jSetupError
+
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def ensure_neo4j(settings: Settings) -> None:
+    """Start the project's own Neo4j unless NEO4J_URI names an existing server."""
+    if not settings.uses_local_neo4j:
+        return
+    local = LocalNeo4j(settings)
+    status = local.start()
+    print(
+        f"factgraph: Neo4j {status.version} on {status.bolt_uri}, Browser at {status.browser_url}",
+        file=sys.stderr,
+    )
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from resolvers.app import create_app
+
+    settings = settings.with_overrides(
+        host=args.host or settings.host, port=args.port or settings.port
+    )
+    ensure_neo4j(settings)
+    print(
+        f"factgraph: GraphQL (GraphiQL in a browser) at http://{settings.host}:{settings.port}/graphql",
+        file=sys.stderr,
+    )
+    uvicorn.run(
+        create_app(settings=settings),
+        host=settings.host,
+        port=settings.port,
+        log_level=args.log_level,
+    )
+    return 0
+
+
+def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    if not settings.uses_local_neo4j:
+        print(f"NEO4J_URI is set ({settings.neo4j_uri}): no local server is managed.")
+        return 0
+    local = LocalNeo4j(settings)
+    if args.action == "start":
+        status = local.start()
+        print(f"Neo4j {status.version} running (pid {status.pid}) on {status.bolt_uri}")
+        print(f"Browser: {status.browser_url}  (user {settings.neo4j_user})")
+        print(f"Logs: {local.logs_dir}")
+        return 0
+    if args.action == "stop":
+        print("stopped" if local.stop() else "not running")
+        return 0
+    status = local.status()
+    print(
+        json.dumps(
+            {
+                "running": status.running,
+                "pid": status.pid,
+                "bolt_uri": status.bolt_uri,
+                "browser_url": status.browser_url,
+                "version": status.version,
+                "detail": status.detail,
+                "home": str(local.home),
+                "provisioned": local.is_provisioned(),
+            },
+            indent=2,
+        )
+    )
+    return 0 if status.version else 3
+
+
+def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
+    if args.action == "print":
+        from resolvers.schema import print_schema
+
+        sys.stdout.write(print_schema())
+        return 0
+    from graph.db import Database
+    from graph.embedding import Embedder
+    from graph.schema import apply_schema, index_states
+
+    ensure_neo4j(settings)
+    db = Database(settings)
+    try:
+        if args.action == "apply":
+            embedder = Embedder(settings)
+            apply_schema(db, embedder.dimensions, embedder.id)
+        for index in index_states(db):
+            print(
+                f"{index.name:32} {index.type:10} {index.state:10} {index.population_percent:.0f}%"
+            )
+    finally:
+        db.close()
+    return 0
+
+
+def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
+    parser = argparse.ArgumentParser(
+        prog="factgraph",
+        description="Long-term memory for AI agents, kept in Neo4j. Configuration comes from "
+        "environment variables (see README: NEO4J_URI, FACTGRAPH_HOME, FACTGRAPH_MODEL, ...).",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    handlers: dict[str, Handler] = {}
+
+    p = sub.add_parser("serve", help="run the GraphQL/REST service (starts local Neo4j if needed)")
+    p.add_argument("--host", help="bind address (default FACTGRAPH_HOST or 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default FACTGRAPH_PORT or 8000)")
+    p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
+    handlers["serve"] = cmd_serve
+
+    p = sub.add_parser("neo4j", help="start, stop or inspect the project's own Neo4j server")
+    p.add_argument("action", choices=["start", "stop", "status"])
+    handlers["neo4j"] = cmd_neo4j
+
+    p = sub.add_parser("schema", help="apply or show constraints and indexes; print GraphQL SDL")
+    p.add_argument("action", choices=["apply", "status", "print"])
+    handlers["schema"] = cmd_schema
+
+    for register in _EXTRA_COMMANDS:
+        register(sub, handlers)
+    return parser, handlers
+
+
+Registrar = Callable[
+    ["argparse._SubParsersAction[argparse.ArgumentParser]", dict[str, Handler]], None
+]
+_EXTRA_COMMANDS: list[Registrar] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, handlers = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+        return handlers[args.command](args, settings)
+    except (Neo4jSetupError, FactgraphError, ValueError) as exc:
+        print(f"factgraph: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("factgraph: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

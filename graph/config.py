@@ -1,0 +1,124 @@
+"""Configuration read from the environment, in one place, with documented defaults.
+
+Every knob of factgraph is an environment variable so that the same code runs from `make run`,
+from the test suite, from docker-compose and from a user's own deployment without edits. The
+README's configuration table is the user-facing copy of this module.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+DEFAULT_LOCAL_PASSWORD = "factgraph-local"
+DEFAULT_NEO4J_VERSION = "5.26.30"
+DEFAULT_BROWSER_VERSION = "5.24.0"
+
+
+def _env(name: str, default: str) -> str:
+    value = os.environ.get(name)
+    return default if value is None or value == "" else value
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class LocalNeo4jSettings:
+    """How the project-provisioned Neo4j is laid out and started."""
+
+    version: str = DEFAULT_NEO4J_VERSION
+    browser_version: str = DEFAULT_BROWSER_VERSION
+    home: Path = Path(".factgraph/neo4j")
+    bolt_port: int = 7687
+    http_port: int = 7474
+    heap: str = "1g"
+    pagecache: str = "512m"
+    start_timeout: float = 120.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the service needs to know to connect, embed and serve."""
+
+    neo4j_uri: str | None = None
+    neo4j_user: str = "neo4j"
+    neo4j_password: str = DEFAULT_LOCAL_PASSWORD
+    neo4j_database: str = "neo4j"
+    home: Path = Path(".factgraph")
+    local: LocalNeo4jSettings = field(default_factory=LocalNeo4jSettings)
+    model_name: str = "local/all-MiniLM-L6-v2-int8"
+    model_path: Path | None = None
+    embed_threads: int = 2
+    host: str = "127.0.0.1"
+    port: int = 8000
+    contextual_indexing: str = "late-chunk"
+
+    @property
+    def uses_local_neo4j(self) -> bool:
+        """True when no external server was named, so the project's own Neo4j is used."""
+        return self.neo4j_uri is None
+
+    @property
+    def bolt_uri(self) -> str:
+        if self.neo4j_uri is not None:
+            return self.neo4j_uri
+        return f"bolt://127.0.0.1:{self.local.bolt_port}"
+
+    def with_overrides(self, **changes: object) -> Settings:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        home = Path(_env("FACTGRAPH_HOME", ".factgraph")).resolve()
+        local = LocalNeo4jSettings(
+            version=_env("FACTGRAPH_NEO4J_VERSION", DEFAULT_NEO4J_VERSION),
+            browser_version=_env("FACTGRAPH_NEO4J_BROWSER_VERSION", DEFAULT_BROWSER_VERSION),
+            home=Path(_env("FACTGRAPH_NEO4J_HOME", str(home / "neo4j"))).resolve(),
+            bolt_port=_env_int("FACTGRAPH_NEO4J_BOLT_PORT", 7687),
+            http_port=_env_int("FACTGRAPH_NEO4J_HTTP_PORT", 7474),
+            heap=_env("FACTGRAPH_NEO4J_HEAP", "1g"),
+            pagecache=_env("FACTGRAPH_NEO4J_PAGECACHE", "512m"),
+            start_timeout=float(_env_int("FACTGRAPH_NEO4J_START_TIMEOUT", 120)),
+        )
+        uri = os.environ.get("NEO4J_URI") or None
+        model_path = os.environ.get("FACTGRAPH_MODEL_PATH") or None
+        indexing = _env("FACTGRAPH_CONTEXTUAL_INDEXING", "late-chunk")
+        if indexing not in {"late-chunk", "off"}:
+            raise ValueError(
+                f"FACTGRAPH_CONTEXTUAL_INDEXING must be 'late-chunk' or 'off', got {indexing!r}"
+            )
+        return cls(
+            neo4j_uri=uri,
+            neo4j_user=_env("NEO4J_USER", "neo4j"),
+            neo4j_password=_env("NEO4J_PASSWORD", DEFAULT_LOCAL_PASSWORD),
+            neo4j_database=_env("NEO4J_DATABASE", "neo4j"),
+            home=home,
+            local=local,
+            model_name=_env("FACTGRAPH_MODEL", "local/all-MiniLM-L6-v2-int8"),
+            model_path=Path(model_path).resolve() if model_path else None,
+            embed_threads=_env_int("FACTGRAPH_EMBED_THREADS", 2),
+            host=_env("FACTGRAPH_HOST", "127.0.0.1"),
+            port=_env_int("FACTGRAPH_PORT", 8000),
+            contextual_indexing=indexing,
+        )
+
+
+def env_flag(name: str, default: bool = False) -> bool:
+    """Public wrapper so other modules read boolean switches the same way."""
+    return _env_bool(name, default)

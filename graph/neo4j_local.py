@@ -1,0 +1,372 @@
+"""Provision, start, stop and inspect the project's own Neo4j server.
+
+Neo4j's standalone tarball is not published on Maven Central, but the modules it is assembled
+from are: `org.neo4j.app:neo4j-server` (the real server entry point with Bolt, HTTP and the
+Browser module), `org.neo4j:neo4j` (kernel, Cypher, indexes) and `org.neo4j.client:neo4j-browser`.
+Maven resolves them into a cached `lib/` folder and we launch `CommunityEntryPoint` exactly as
+the distribution's `bin/neo4j` does, with a generated `neo4j.conf`. That is the same server a
+tarball install runs, including the Browser at `/browser/`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import neo4j
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from graph.config import Settings
+
+_ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+
+_POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.factgraph</groupId>
+  <artifactId>factgraph-neo4j-server</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency>
+      <groupId>org.neo4j.app</groupId><artifactId>neo4j-server</artifactId>
+      <version>{version}</version>
+    </dependency>
+    <dependency>
+      <groupId>org.neo4j</groupId><artifactId>neo4j</artifactId><version>{version}</version>
+    </dependency>
+    <dependency>
+      <groupId>org.neo4j.client</groupId><artifactId>neo4j-browser</artifactId>
+      <version>{browser}</version>
+    </dependency>
+  </dependencies>
+</project>
+"""
+
+
+class Neo4jSetupError(RuntimeError):
+    """A prerequisite is missing or the server did not come up; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Status:
+    running: bool
+    pid: int | None
+    bolt_uri: str
+    browser_url: str
+    version: str | None
+    detail: str
+
+
+class LocalNeo4j:
+    """One local Neo4j installation: a cached `lib/`, a config, a data dir that survives."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.local = settings.local
+        self.home = self.local.home
+        # The jars are shared by every local instance (e.g. the fault-injection test's second
+        # server); each instance has its own conf, data and logs under its home.
+        self.dist_dir = settings.home / "neo4j-dist" / self.local.version
+        self.lib_dir = self.dist_dir / "lib"
+        self.conf_dir = self.home / "conf"
+        self.data_dir = self.home / "data"
+        self.logs_dir = self.home / "logs"
+        self.run_dir = self.home / "run"
+        self.pid_file = self.run_dir / "neo4j.pid"
+        self.console_log = self.logs_dir / "console.log"
+
+    # -- prerequisites -------------------------------------------------------------------
+    @staticmethod
+    def _require_java() -> None:
+        java = shutil.which("java")
+        if java is None:
+            raise Neo4jSetupError(
+                "Java was not found on PATH. Neo4j 5.26 needs Java 17 or 21: install a JDK "
+                "(for example `apt-get install openjdk-17-jre-headless`) or set NEO4J_URI to an "
+                "existing Neo4j server."
+            )
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
+        match = re.search(r'version "(\d+)', out.stderr + out.stdout)
+        if match and int(match.group(1)) < 17:
+            raise Neo4jSetupError(
+                f"Java {match.group(1)} found; Neo4j 5.26 needs Java 17 or 21. "
+                "Install a newer JDK or set NEO4J_URI to an existing server."
+            )
+
+    @staticmethod
+    def _require_maven() -> str:
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise Neo4jSetupError(
+                "Maven (`mvn`) was not found on PATH. It fetches Neo4j from Maven Central the "
+                "first time: install it (for example `apt-get install maven`) or set NEO4J_URI "
+                "to an existing Neo4j server."
+            )
+        return mvn
+
+    # -- provisioning --------------------------------------------------------------------
+    def is_provisioned(self) -> bool:
+        return (self.lib_dir / ".complete").exists()
+
+    def provision(self) -> None:
+        """Resolve the server's jars from Maven Central once; later runs reuse the cache."""
+        self._require_java()
+        if self.is_provisioned():
+            return
+        mvn = self._require_maven()
+        work = self.dist_dir
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "pom.xml").write_text(
+            _POM.format(version=self.local.version, browser=self.local.browser_version)
+        )
+        print(
+            f"factgraph: fetching Neo4j {self.local.version} from Maven Central "
+            "(first run only, about a minute)...",
+            file=sys.stderr,
+        )
+        tmp_lib = work / "lib.partial"
+        shutil.rmtree(tmp_lib, ignore_errors=True)
+        proc = subprocess.run(
+            [
+                mvn,
+                "-q",
+                "-B",
+                "-f",
+                str(work / "pom.xml"),
+                "dependency:copy-dependencies",
+                f"-DoutputDirectory={tmp_lib}",
+                "-DincludeScope=runtime",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise Neo4jSetupError(
+                "Maven could not resolve Neo4j from Maven Central:\n"
+                + (proc.stdout + proc.stderr)[-2000:]
+            )
+        shutil.rmtree(self.lib_dir, ignore_errors=True)
+        tmp_lib.rename(self.lib_dir)
+        (self.lib_dir / ".complete").write_text(self.local.version)
+
+    def write_config(self) -> None:
+        for folder in (self.conf_dir, self.data_dir, self.logs_dir, self.run_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        for name in ("plugins", "import"):
+            (self.home / name).mkdir(parents=True, exist_ok=True)
+        conf = f"""# Written by factgraph (graph/neo4j_local.py); edits are overwritten at start.
+server.directories.data={self.data_dir}
+server.directories.logs={self.logs_dir}
+server.directories.plugins={self.home / "plugins"}
+server.directories.import={self.home / "import"}
+server.directories.run={self.run_dir}
+server.default_listen_address=127.0.0.1
+server.bolt.enabled=true
+server.bolt.listen_address=127.0.0.1:{self.local.bolt_port}
+server.bolt.advertised_address=localhost:{self.local.bolt_port}
+server.http.enabled=true
+server.http.listen_address=127.0.0.1:{self.local.http_port}
+server.http.advertised_address=localhost:{self.local.http_port}
+server.https.enabled=false
+dbms.security.auth_enabled=true
+server.memory.heap.initial_size={self.local.heap}
+server.memory.heap.max_size={self.local.heap}
+server.memory.pagecache.size={self.local.pagecache}
+dbms.usage_report.enabled=false
+db.tx_log.rotation.retention_policy=1 files
+"""
+        (self.conf_dir / "neo4j.conf").write_text(conf)
+
+    # -- process control -----------------------------------------------------------------
+    def _pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return pid
+        return pid
+
+    def start(self) -> Status:
+        """Start (provisioning first if needed) and wait until Bolt answers a query."""
+        if self._pid() is not None:
+            self.wait_ready()
+            return self.status()
+        self.provision()
+        for port in (self.local.bolt_port, self.local.http_port):
+            if _port_in_use(port):
+                raise Neo4jSetupError(
+                    f"port {port} on 127.0.0.1 is already in use by another process (another "
+                    "Neo4j, or a factgraph checkout with its own FACTGRAPH_HOME?). Stop it, or "
+                    "choose other ports with FACTGRAPH_NEO4J_BOLT_PORT / FACTGRAPH_NEO4J_HTTP_PORT."
+                )
+        self.write_config()
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        java = shutil.which("java") or "java"
+        cmd = [
+            java,
+            f"-Xms{self.local.heap}",
+            f"-Xmx{self.local.heap}",
+            "-XX:+UseG1GC",
+            "-XX:-OmitStackTraceInFastThrow",
+            "-Dfile.encoding=UTF-8",
+            "-cp",
+            f"{self.lib_dir}/*",
+            _ENTRY_POINT,
+            f"--home-dir={self.home}",
+            f"--config-dir={self.conf_dir}",
+        ]
+        with open(self.console_log, "ab") as log:
+            proc = subprocess.Popen(
+                cmd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=self.home,
+            )
+        self.pid_file.write_text(str(proc.pid))
+        try:
+            self.wait_ready(proc)
+        except Neo4jSetupError:
+            self.stop()
+            raise
+        return self.status()
+
+    def wait_ready(self, proc: subprocess.Popen[bytes] | None = None) -> None:
+        deadline = time.monotonic() + self.local.start_timeout
+        last_error = ""
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None:
+                raise Neo4jSetupError(
+                    f"Neo4j exited with code {proc.returncode} during start-up. "
+                    f"Last lines of {self.console_log}:\n{self._tail()}"
+                )
+            try:
+                self._ensure_password()
+                return
+            except (ServiceUnavailable, OSError) as exc:
+                last_error = str(exc)
+            time.sleep(0.5)
+        raise Neo4jSetupError(
+            f"Neo4j did not answer on {self.settings.bolt_uri} within "
+            f"{self.local.start_timeout:.0f}s ({last_error}). Logs: {self.logs_dir}\n{self._tail()}"
+        )
+
+    def _ensure_password(self) -> None:
+        """Answer a query; on first start, move the initial password to the configured one."""
+        uri = self.settings.bolt_uri
+        user, password = self.settings.neo4j_user, self.settings.neo4j_password
+        try:
+            with (
+                neo4j.GraphDatabase.driver(
+                    uri, auth=(user, password), connection_timeout=2
+                ) as driver,
+                driver.session(database="system") as session,
+            ):
+                session.run("CALL dbms.components()").consume()  # auto-commit: no retry noise
+                return
+        except AuthError:
+            pass
+        with (
+            neo4j.GraphDatabase.driver(uri, auth=(user, "neo4j")) as driver,
+            driver.session(database="system") as session,
+        ):
+            try:
+                session.run(
+                    "ALTER CURRENT USER SET PASSWORD FROM $old TO $new",
+                    old="neo4j",
+                    new=password,
+                ).consume()
+            except AuthError as exc:
+                raise Neo4jSetupError(
+                    f"The local Neo4j in {self.home} rejects NEO4J_PASSWORD. It was set up with "
+                    "another password: export that one, or stop the server and delete "
+                    f"{self.data_dir / 'dbms'} to reset it."
+                ) from exc
+
+    def _tail(self, lines: int = 20) -> str:
+        for path in (self.logs_dir / "neo4j.log", self.console_log):
+            if path.exists():
+                return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        return "(no log yet)"
+
+    def stop(self, timeout: float = 60.0) -> bool:
+        """Stop gracefully (SIGTERM, then SIGKILL after `timeout`). True if one was running."""
+        pid = self._pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                break
+            _reap(pid)
+            time.sleep(0.2)
+        else:
+            os.kill(pid, signal.SIGKILL)
+        _reap(pid)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def kill(self) -> None:
+        """Kill -9, as a crash would; for fault-injection tests."""
+        pid = self._pid()
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                _reap(pid)
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.1)
+        self.pid_file.unlink(missing_ok=True)
+
+    def status(self) -> Status:
+        pid = self._pid()
+        browser = f"http://localhost:{self.local.http_port}/browser/"
+        if pid is None:
+            return Status(False, None, self.settings.bolt_uri, browser, None, "not running")
+        try:
+            with neo4j.GraphDatabase.driver(
+                self.settings.bolt_uri,
+                auth=(self.settings.neo4j_user, self.settings.neo4j_password),
+            ) as driver:
+                records, _, _ = driver.execute_query(
+                    "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
+                    database_="system",
+                )
+                version = str(records[0]["v"])
+            return Status(True, pid, self.settings.bolt_uri, browser, version, "answering")
+        except Exception as exc:  # still starting, or wedged: report, don't raise
+            return Status(True, pid, self.settings.bolt_uri, browser, None, f"not answering: {exc}")
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status if the server is our child, so it does not linger as a zombie."""
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)

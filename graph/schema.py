@@ -1,0 +1,65 @@
+"""Apply factgraph's constraints and indexes idempotently, and refuse a mismatched model.
+
+The vector index is created with the embedder's dimension. An existing index with another
+dimension means the model changed since the data was embedded: querying would fail or, worse,
+compare vectors of different models, so start-up stops and says to run `factgraph reembed`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graph import cypher
+from graph.db import Database
+from graph.errors import SchemaMismatch
+
+
+@dataclass(frozen=True)
+class IndexState:
+    name: str
+    type: str
+    state: str
+    population_percent: float
+
+
+def vector_dimensions(db: Database) -> int | None:
+    records = db.read("schema_vector_dimensions")
+    if not records or records[0]["dimensions"] is None:
+        return None
+    return int(records[0]["dimensions"])
+
+
+def check_vector_dimensions(db: Database, dimensions: int, embedder_id: str) -> None:
+    existing = vector_dimensions(db)
+    if existing is not None and existing != dimensions:
+        raise SchemaMismatch(
+            f"The vector index fact_embedding has {existing} dimensions but the embedder "
+            f"{embedder_id} produces {dimensions}. The embedding model changed since the facts "
+            "were embedded: run `factgraph reembed` to rebuild the index and re-embed every "
+            "fact, or set FACTGRAPH_MODEL back to the model the data was embedded with."
+        )
+
+
+def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float = 300) -> None:
+    """Create what is missing and wait until every index is ONLINE."""
+    check_vector_dimensions(db, dimensions, embedder_id)
+    for _file, statement in cypher.statements("schema"):
+        params = {"dimensions": dimensions} if "$dimensions" in statement else {}
+        with db._translate("schema"):
+            db.driver.execute_query(statement, parameters_=params, database_=db.name)
+    with db._translate("schema"):
+        db.driver.execute_query(
+            "CALL db.awaitIndexes($seconds)", parameters_={"seconds": int(wait)}, database_=db.name
+        )
+
+
+def index_states(db: Database) -> list[IndexState]:
+    return [
+        IndexState(
+            name=str(r["name"]),
+            type=str(r["type"]),
+            state=str(r["state"]),
+            population_percent=float(r["populationPercent"] or 0.0),
+        )
+        for r in db.read("schema_index_states")
+    ]

@@ -1,0 +1,23 @@
+"""The GraphQL schema, assembled from one Query / Mutation class per concern.
+
+`schema.graphql` at the repository root is printed from this object (`factgraph schema print`)
+and a test fails when the two differ.
+"""
+
+from __future__ import annotations
+
+import strawberry
+from strawberry.tools import merge_types
+
+from resolvers.errors import ShapeErrors
+from resolvers.facts import FactMutation, FactQuery
+from resolvers.health import HealthQuery
+
+Query = merge_types("Query", (HealthQuery, FactQuery))
+Mutation = merge_types("Mutation", (FactMutation,))
+
+schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[ShapeErrors])
+
+
+def print_schema() -> str:
+    return schema.as_str() + "\n"

@@ -1,0 +1,133 @@
+"""Shared fixtures: one real Neo4j and one real model per test run, a fresh scope per test.
+
+Neo4j is the project's own local server (started once, left running for the next run) unless
+NEO4J_URI points elsewhere. Tests isolate by scope: each gets a unique scope name, and its
+nodes are deleted afterwards, so tests never see each other's data.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+
+import httpx
+import pytest
+import uvicorn
+
+from graph.config import Settings
+from graph.db import Database
+from graph.embedding import Embedder
+from graph.memory import Memory
+from graph.neo4j_local import LocalNeo4j
+from graph.schema import apply_schema
+from resolvers.app import create_app
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(settings: Settings) -> Settings:
+    if settings.uses_local_neo4j:
+        LocalNeo4j(settings).start()
+    return settings
+
+
+@pytest.fixture(scope="session")
+def embedder(settings: Settings) -> Embedder:
+    return Embedder(settings)
+
+
+@pytest.fixture(scope="session")
+def db(neo4j_server: Settings, embedder: Embedder) -> Iterator[Database]:
+    database = Database(neo4j_server)
+    apply_schema(database, embedder.dimensions, embedder.id)
+    yield database
+    database.close()
+
+
+@pytest.fixture(scope="session")
+def memory(db: Database, embedder: Embedder) -> Memory:
+    return Memory(db, embedder)
+
+
+def _drop_scope(db: Database, scope: str) -> None:
+    db.write("scope_delete", {"scope": scope})
+
+
+@pytest.fixture
+def scope(db: Database) -> Iterator[str]:
+    """A scope no other test uses; everything in it is deleted afterwards."""
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    yield name
+    _drop_scope(db, name)
+
+
+@pytest.fixture
+def other_scope(db: Database) -> Iterator[str]:
+    name = f"test-{uuid.uuid4().hex[:12]}"
+    yield name
+    _drop_scope(db, name)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def server_url(memory: Memory) -> Iterator[str]:
+    """A real uvicorn server on loopback, serving the shared memory."""
+    port = _free_port()
+    config = uvicorn.Config(
+        create_app(memory=memory), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def http(server_url: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=server_url, timeout=30) as client:
+        yield client
+
+
+class GraphQLClient:
+    """Posts GraphQL to the live server and returns the decoded JSON body."""
+
+    def __init__(self, client: httpx.Client) -> None:
+        self.client = client
+
+    def __call__(self, query: str, **variables: object) -> dict[str, object]:
+        response = self.client.post("/graphql", json={"query": query, "variables": variables})
+        assert response.status_code in (200, 400, 401, 403, 503), response.text
+        body: dict[str, object] = response.json()
+        return body
+
+    def data(self, query: str, **variables: object) -> dict[str, object]:
+        """The `data` of a response that must have no errors."""
+        body = self(query, **variables)
+        assert not body.get("errors"), body.get("errors")
+        data = body["data"]
+        assert isinstance(data, dict)
+        return data
+
+
+@pytest.fixture
+def gql(http: httpx.Client) -> GraphQLClient:
+    return GraphQLClient(http)

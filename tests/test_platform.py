@@ -1,0 +1,157 @@
+"""The platform a user relies on: schema in Neo4j, the model, packaging, health, the CLI."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+
+import graph
+from graph import cypher
+from graph.db import Database
+from graph.embedding import Embedder
+from graph.errors import SchemaMismatch
+from graph.schema import apply_schema, check_vector_dimensions, index_states, vector_dimensions
+from resolvers.schema import print_schema
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _schema_snapshot(db: Database) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    indexes = [(i.name, i.type) for i in index_states(db)]
+    constraints = [(str(r["name"]), str(r["type"])) for r in db.read("schema_constraints")]
+    return indexes, constraints
+
+
+def test_applying_the_schema_twice_changes_nothing(db: Database, embedder: Embedder) -> None:
+    before = _schema_snapshot(db)
+    apply_schema(db, embedder.dimensions, embedder.id)
+    assert _schema_snapshot(db) == before
+
+
+def test_every_index_is_online_with_the_expected_names(db: Database) -> None:
+    states = {i.name: i.state for i in index_states(db)}
+    for name in ("fact_fulltext", "fact_embedding", "fact_lexical", "fact_scope_status"):
+        assert states.get(name) == "ONLINE", states
+    constraints = {name for name, _ in _schema_snapshot(db)[1]}
+    assert {"fact_id", "fact_live_hash", "entity_key"} <= constraints
+
+
+def test_vector_index_dimension_equals_the_embedders(db: Database, embedder: Embedder) -> None:
+    assert embedder.dimensions == 384
+    assert vector_dimensions(db) == embedder.dimensions
+
+
+def test_a_changed_model_dimension_stops_start_up_with_what_to_run(db: Database) -> None:
+    with pytest.raises(SchemaMismatch, match="factgraph reembed") as info:
+        check_vector_dimensions(db, 768, "bigger-model@768")
+    assert "384" in str(info.value) and "768" in str(info.value)
+
+
+def test_the_real_model_ranks_related_sentences_above_unrelated(embedder: Embedder) -> None:
+    a, b, c = embedder.embed(
+        ["Melanie moved from Sweden", "Melanie relocated here from Sweden", "The stock fell 3%"]
+    )
+
+    def cos(x: list[float], y: list[float]) -> float:
+        return sum(p * q for p, q in zip(x, y, strict=True))
+
+    assert cos(a, b) > 0.7 > 0.3 > cos(a, c)
+    assert embedder.id == "all-MiniLM-L6-v2-int8@384"
+    assert len(embedder.embed_query("where is Melanie from?")) == 384
+
+
+def test_healthz_reports_neo4j_version_indexes_and_embedder(http: httpx.Client) -> None:
+    response = http.get("/healthz")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["ok"] is True and body["neo4j"] == "up"
+    assert body["neo4j_version"].startswith("5.26")
+    assert body["embedder"] == "all-MiniLM-L6-v2-int8@384"
+    assert {i["name"] for i in body["indexes"]} >= {"fact_fulltext", "fact_embedding"}
+
+
+def test_graphiql_is_served_to_a_browser(http: httpx.Client) -> None:
+    response = http.get("/graphql", headers={"Accept": "text/html"})
+    assert response.status_code == 200
+    assert "graphiql" in response.text.lower()
+
+
+def test_committed_schema_graphql_matches_the_code() -> None:
+    committed = (ROOT / "schema.graphql").read_text()
+    assert committed == print_schema(), "run `make schema` and commit schema.graphql"
+
+
+def test_public_python_names_are_locked() -> None:
+    assert graph.__all__ == [
+        "Conflict",
+        "DatabaseUnavailable",
+        "Decision",
+        "DecisionKind",
+        "DefaultEntityResolver",
+        "EntityResolver",
+        "Fact",
+        "FactInput",
+        "FactStatus",
+        "FactgraphError",
+        "Memory",
+        "NotFound",
+        "ResolvedEntity",
+        "SchemaMismatch",
+        "Settings",
+        "ValidationError",
+        "normalise",
+    ]
+    for name in graph.__all__:
+        assert hasattr(graph, name)
+
+
+def test_an_installed_wheel_carries_the_cypher_files(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "wheel", "-d", str(tmp_path)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+    )
+    (wheel,) = tmp_path.glob("factgraph-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for path in sorted((ROOT / "cypher").rglob("*.cypher")):
+        assert f"graph/_cypher/{path.relative_to(ROOT / 'cypher')}" in names
+    assert cypher.load("fact_get").startswith("//")
+
+
+def test_cli_has_help_for_every_command() -> None:
+    for args in (["--help"], ["serve", "--help"], ["neo4j", "--help"], ["schema", "--help"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "graph.cli", *args], capture_output=True, text=True, check=True
+        )
+        assert "usage: factgraph" in out.stdout
+
+
+def _compose_command() -> list[str] | None:
+    """`docker compose` (v2 plugin) if it answers, else a standalone `docker-compose`."""
+    if shutil.which("docker"):
+        probe = subprocess.run(["docker", "compose", "version"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return ["docker", "compose"]
+    if shutil.which("docker-compose"):
+        return ["docker-compose"]
+    return None
+
+
+@pytest.mark.skipif(_compose_command() is None, reason="no docker compose client on this machine")
+def test_docker_compose_file_is_valid() -> None:
+    command = _compose_command()
+    assert command is not None
+    out = subprocess.run(
+        [*command, "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
