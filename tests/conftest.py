@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -113,13 +114,13 @@ class GraphQLClient:
     def __init__(self, client: httpx.Client) -> None:
         self.client = client
 
-    def __call__(self, query: str, **variables: object) -> dict[str, object]:
+    def __call__(self, query: str, **variables: object) -> dict[str, Any]:
         response = self.client.post("/graphql", json={"query": query, "variables": variables})
         assert response.status_code in (200, 400, 401, 403, 503), response.text
-        body: dict[str, object] = response.json()
+        body: dict[str, Any] = response.json()
         return body
 
-    def data(self, query: str, **variables: object) -> dict[str, object]:
+    def data(self, query: str, **variables: object) -> dict[str, Any]:
         """The `data` of a response that must have no errors."""
         body = self(query, **variables)
         assert not body.get("errors"), body.get("errors")

@@ -18,13 +18,13 @@ def test_remember_through_graphql_returns_the_decision(gql: GraphQLClient, scope
     assert result["kind"] == "INSERT"
     assert result["fact"]["text"] == "Caroline adopted a dog"
     again = gql.data(REMEMBER, scope=scope, fact={"text": "caroline adopted a  dog"})
-    assert again["remember"]["kind"] == "DEDUP"  # type: ignore[index]
-    assert again["remember"]["fact"]["id"] == result["fact"]["id"]  # type: ignore[index]
+    assert again["remember"]["kind"] == "DEDUP"
+    assert again["remember"]["fact"]["id"] == result["fact"]["id"]
 
 
 def test_a_bad_field_is_named_in_the_error(gql: GraphQLClient, scope: str) -> None:
     body = gql(REMEMBER, scope=scope, fact={"text": "x", "importance": 42})
-    (error,) = body["errors"]  # type: ignore[misc]
+    (error,) = body["errors"]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert error["extensions"]["field"] == "importance"
     assert "Traceback" not in str(body)
@@ -32,10 +32,10 @@ def test_a_bad_field_is_named_in_the_error(gql: GraphQLClient, scope: str) -> No
 
 def test_an_empty_text_is_refused_and_nothing_is_written(gql: GraphQLClient, scope: str) -> None:
     body = gql(REMEMBER, scope=scope, fact={"text": "   "})
-    assert body["errors"][0]["extensions"]["field"] == "text"  # type: ignore[index]
+    assert body["errors"][0]["extensions"]["field"] == "text"
     assert body["data"] is None
 
 
 def test_a_malformed_query_says_where(gql: GraphQLClient) -> None:
     body = gql("{ health { ok ")
-    assert "Syntax Error" in body["errors"][0]["message"]  # type: ignore[index]
+    assert "Syntax Error" in body["errors"][0]["message"]
