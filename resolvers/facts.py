@@ -7,7 +7,7 @@ from datetime import datetime
 import strawberry
 from strawberry.types import Info
 
-from resolvers.context import call, memory
+from resolvers.context import call, memory_for
 from resolvers.inputs import FactInput
 from resolvers.types import Fact, RememberResult, fact_or_none
 
@@ -18,12 +18,14 @@ class FactQuery:
     async def fact(
         self, info: Info, scope: str, id: strawberry.ID, as_of: datetime | None = None
     ) -> Fact | None:
-        return fact_or_none(await call(memory(info).get, scope, str(id), as_of=as_of))
+        return fact_or_none(await call(memory_for(info, scope).get, scope, str(id), as_of=as_of))
 
 
 @strawberry.type
 class FactMutation:
     @strawberry.mutation(description="Write a fact through the conflict pipeline.")
     async def remember(self, info: Info, scope: str, fact: FactInput) -> RememberResult:
-        decision = await call(memory(info).remember_with_decision, scope, fact.to_domain())
+        decision = await call(
+            memory_for(info, scope, "writer").remember_with_decision, scope, fact.to_domain()
+        )
         return RememberResult.from_domain(decision)
