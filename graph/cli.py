@@ -145,6 +145,18 @@ Registrar = Callable[
 _EXTRA_COMMANDS: list[Registrar] = []
 
 
+def _register_bulk(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], handlers: dict[str, Handler]
+) -> None:
+    """import, export, embed, reembed, stats (graph/bulk/commands.py)."""
+    from graph.bulk.commands import register
+
+    register(sub, handlers)
+
+
+_EXTRA_COMMANDS.append(_register_bulk)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser, handlers = build_parser()
     args = parser.parse_args(argv)

@@ -1,0 +1,39 @@
+"""Auto-commit and streaming queries, for the jobs that cannot run in a managed transaction.
+
+`CALL { } IN TRANSACTIONS` (batched deletes, the LOAD CSV template) is refused inside an
+explicit transaction, and an export streams more records than should be held in memory; both
+run here on a plain session. The Cypher still comes from `cypher/` files by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import neo4j
+from neo4j import Record
+
+from graph import cypher
+from graph.db import Database
+
+
+def run_autocommit(
+    db: Database, name: str, params: Mapping[str, Any] | None = None
+) -> list[Record]:
+    """Run `cypher/<name>.cypher` as an auto-commit query (it may commit in several batches)."""
+    with db._translate(name), db.driver.session(database=db.name) as session:
+        return list(session.run(cypher.load(name), dict(params or {})))
+
+
+def stream(db: Database, name: str, params: Mapping[str, Any] | None = None) -> Iterator[Record]:
+    """Records of a read query as they arrive, without holding the whole result."""
+    with (
+        db._translate(name),
+        db.driver.session(database=db.name, default_access_mode=neo4j.READ_ACCESS) as session,
+    ):
+        yield from session.run(cypher.load(name), dict(params or {}))
+
+
+def delete_scope(db: Database, scope: str) -> None:
+    """Remove a scope of any size in bounded transactions (see cypher/scope_delete_batched)."""
+    run_autocommit(db, "scope_delete_batched", {"scope": scope})

@@ -1,0 +1,155 @@
+"""The operator's `factgraph` command line, run as the real console script."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from graph.config import Settings
+from graph.db import Database
+from graph.embedding import Embedder
+from graph.facts import FactInput
+from graph.memory import Memory
+from tests.cli_helpers import cli_env, factgraph
+
+COMMANDS = ["serve", "neo4j", "schema", "import", "export", "embed", "reembed", "stats"]
+
+
+@pytest.fixture
+def env(settings: Settings, tmp_path: Path) -> dict[str, str]:
+    return cli_env(settings, tmp_path / "home")
+
+
+def count(db: Database, scope: str) -> int:
+    return int(db.read("export_count", {"scopes": [scope]})[0]["n"])
+
+
+def seed(memory: Memory, embedder: Embedder, scope: str, texts: list[str]) -> None:
+    for text, vector in zip(texts, embedder.embed(texts), strict=True):
+        memory.remember(scope, FactInput(text=text, embedding=tuple(vector)))
+
+
+def test_every_command_explains_itself_with_help(env: dict[str, str]) -> None:
+    top = factgraph(env, "--help")
+    assert all(command in top.stdout for command in COMMANDS)
+    for command in COMMANDS:
+        out = factgraph(env, command, "--help")
+        assert out.stdout.startswith(f"usage: factgraph {command}"), command
+
+
+def test_export_and_import_move_a_scope_through_files(
+    env: dict[str, str],
+    memory: Memory,
+    embedder: Embedder,
+    scope: str,
+    other_scope: str,
+    tmp_path: Path,
+) -> None:
+    seed(memory, embedder, scope, ["Jon plays the cello", "Jon lives in Oslo"])
+    out = tmp_path / "jon.jsonl"
+
+    exported = factgraph(env, "export", "--scope", scope, "--out", out, "--no-progress")
+    first = factgraph(env, "import", out, "--scope", other_scope, "--fast", "--json")
+    second = factgraph(env, "import", out, "--scope", other_scope, "--fast", "--no-progress")
+
+    assert "exported 2 facts" in exported.stderr
+    assert len(out.read_text().splitlines()) == 2
+    assert json.loads(first.stdout)["inserted"] == 2
+    assert "inserted      0" in second.stdout and "unchanged     2" in second.stdout
+    assert count(memory.db, other_scope) == 2
+
+
+def test_import_names_bad_lines_and_exits_1_when_they_pass_max_errors(
+    env: dict[str, str], memory: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"text": ""}\n{"text": "ok"}\n{"txt": "typo"}\n{"text": 1}\n')
+
+    done = factgraph(env, "import", path, "--scope", scope, "--max-errors", "1", check=1)
+
+    assert "line 1: text: must not be empty" in done.stdout
+    assert "line 3: txt: unknown field" in done.stdout
+    assert "ABORTED" in done.stdout and "Traceback" not in done.stderr
+    assert count(memory.db, scope) == 1
+
+
+def test_csv_import_with_a_header_and_an_explicit_format(
+    env: dict[str, str], memory: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "facts.txt"
+    path.write_text('text,subject,tags\nDev cycles to work,Dev,commute;health\n"Dev, again",,\n')
+
+    done = factgraph(env, "import", path, "--scope", scope, "--format", "csv", "--fast", "--json")
+
+    assert json.loads(done.stdout)["inserted"] == 2
+    assert count(memory.db, scope) == 2
+
+
+def test_dry_run_writes_nothing(
+    env: dict[str, str], memory: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "facts.jsonl"
+    path.write_text('{"text": "Would be written"}\n{"text": "x", "turn": "three"}\n')
+
+    done = factgraph(env, "import", path, "--scope", scope, "--dry-run")
+
+    assert "valid         1" in done.stdout and "line 2: turn" in done.stdout
+    assert count(memory.db, scope) == 0
+
+
+def test_clear_errors_instead_of_stack_traces(env: dict[str, str], tmp_path: Path) -> None:
+    missing = factgraph(env, "import", tmp_path / "nope.jsonl", "--scope", "s", check=2)
+    unknown_format = tmp_path / "facts.xml"
+    unknown_format.write_text("<facts/>")
+    odd = factgraph(env, "import", unknown_format, "--scope", "s", check=2)
+    no_flag = factgraph(env, "embed", check=2)
+    bad_batch = factgraph(env, "import", unknown_format, "--batch-size", "0", check=2)
+
+    assert "no such file" in missing.stderr and "Traceback" not in missing.stderr
+    assert "--format" in odd.stderr and "Traceback" not in odd.stderr
+    assert "--missing" in no_flag.stderr
+    assert "must be at least 1" in bad_batch.stderr
+
+
+def test_stats_counts_facts_per_scope_and_status_and_shows_index_states(
+    env: dict[str, str], memory: Memory, embedder: Embedder, scope: str
+) -> None:
+    seed(memory, embedder, scope, ["Maria sings", "Maria swims", "Maria skis"])
+    memory.db.driver.execute_query(
+        "MATCH (f:Fact {scope: $scope, text: 'Maria skis'}) "
+        "SET f.status = 'forgotten', f.live_hash = null",
+        scope=scope,
+        database_=memory.db.name,
+    )
+
+    stats = json.loads(factgraph(env, "stats", "--scope", scope, "--json").stdout)
+    text = factgraph(env, "stats", "--scope", scope).stdout
+
+    assert stats["facts"] == {scope: {"active": 2, "forgotten": 1}}
+    assert stats["embedders"] == {embedder.id: 3}
+    assert stats["vector_dimensions"] == 384
+    states = {index["name"]: index["state"] for index in stats["indexes"]}
+    assert states["fact_embedding"] == states["fact_fulltext"] == "ONLINE"
+    assert f"{scope}" in text and "active 2" in text
+
+
+def test_schema_status_lists_every_index_and_its_state(env: dict[str, str]) -> None:
+    out = factgraph(env, "schema", "status").stdout
+    assert "fact_embedding" in out and "fact_fulltext" in out and "ONLINE" in out
+
+
+def test_embed_missing_and_reembed_from_the_command_line(
+    env: dict[str, str], memory: Memory, scope: str
+) -> None:
+    rows = [{"id": f"{scope}-1", "text": "Nate builds model ships", "subject": "Nate"}]
+    memory.db.write("import_template_rows", {"scope": scope, "rows": rows})
+
+    embedded = factgraph(env, "embed", "--missing", "--scope", scope, "--no-progress")
+    reembedded = factgraph(env, "reembed", "--scope", scope, "--no-progress")
+
+    assert "completed 1 facts" in embedded.stdout
+    assert "re-embedded 0 facts" in reembedded.stdout
+    stats = json.loads(factgraph(env, "stats", "--scope", scope, "--json").stdout)
+    assert stats["without_vector"] == 0

@@ -1,0 +1,215 @@
+"""`factgraph export` then `factgraph import --fast`: the operator gets the same graph back."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from graph.bulk.exporter import export, export_to
+from graph.bulk.importer import ImportOptions, run_import
+from graph.bulk.spec import translate_id
+from graph.config import Settings
+from graph.db import Database
+from graph.embedding import Embedder
+from graph.facts import FactInput
+from graph.indexing import index_text
+from graph.memory import Memory
+from tests.graph_snapshot import Snapshot, snapshot
+
+
+@pytest.fixture
+def bulk(db: Database, embedder: Embedder, settings: Settings, tmp_path: Path) -> Memory:
+    return Memory(db, embedder, settings=settings.with_overrides(home=tmp_path / "home"))
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def seed(memory: Memory, scope: str) -> dict[str, str]:
+    """A scope with every kind of state: chains, statuses, aliases, metadata, extra properties."""
+    facts = {
+        "sweden": FactInput(
+            text="Melanie lives in Sweden",
+            subject="Melanie",
+            predicate="lives_in",
+            object="Sweden",
+            tags=("home",),
+            valid_from=at("2023-01-01T00:00:00"),
+            recorded_at=at("2023-01-02T08:00:00"),
+        ),
+        "boston": FactInput(
+            text="Melanie lives in Boston",
+            subject="Melanie's",
+            predicate="lives_in",
+            object="Boston",
+            tags=("home", "move"),
+            valid_from=at("2024-05-01T00:00:00"),
+        ),
+        "denver": FactInput(
+            text="Melanie lives in Denver",
+            subject="melanie",
+            predicate="lives_in",
+            object="Denver",
+            tags=("home",),
+        ),
+        "paints": FactInput(
+            text="Caroline paints watercolours on Sundays",
+            subject="Caroline",
+            tags=("hobby",),
+            importance=9,
+            partition="people",
+            source="chat",
+            metadata={"confidence": 0.9, "refs": [1, 2], "note": "ünïcode"},
+            session_id="session-7",
+            turn=12,
+            expires_at=at("2030-01-01T00:00:00"),
+        ),
+        "forgotten": FactInput(text="The wifi password is hunter2"),
+        "doubtful": FactInput(text="Caroline is secretly a spy", subject="Caroline"),
+    }
+    facts = {
+        key: fact
+        if fact.valid_from
+        else dataclasses.replace(fact, valid_from=at("2025-06-01T12:00"))
+        for key, fact in facts.items()
+    }
+    mode = memory.settings.contextual_indexing
+    vectors = memory.embedder.embed(
+        [index_text(f, f.valid_from or at("2025-06-01T12:00"), mode) for f in facts.values()]
+    )
+    ids = {
+        key: memory.remember(scope, dataclasses.replace(fact, embedding=tuple(vector))).id
+        for (key, fact), vector in zip(facts.items(), vectors, strict=True)
+    }
+    # The lifecycle, written as the write pipeline records it (test instrumentation).
+    memory.db.driver.execute_query(
+        """
+        MATCH (sweden:Fact {id: $sweden}), (boston:Fact {id: $boston}),
+              (denver:Fact {id: $denver}), (paints:Fact {id: $paints}),
+              (forgotten:Fact {id: $forgotten}), (doubtful:Fact {id: $doubtful})
+        SET sweden.status = 'superseded', sweden.live_hash = null,
+            sweden.valid_to = datetime('2024-05-01T00:00:00Z'),
+            sweden.expired_at = datetime('2024-05-02T10:00:00Z'),
+            boston.status = 'superseded', boston.live_hash = null,
+            boston.expired_at = datetime('2025-01-01T00:00:00Z'),
+            forgotten.status = 'forgotten', forgotten.live_hash = null,
+            doubtful.status = 'quarantined',
+            paints.strength = 2.5, paints.access_count = 3,
+            paints.last_accessed_at = datetime('2025-02-03T04:05:06.789Z'),
+            paints.reviewed_by = 'ops', paints.reviewed_at = datetime('2025-02-04T00:00:00Z')
+        CREATE (boston)-[:SUPERSEDES {reason: 'moved to Boston',
+                                      at: datetime('2024-05-02T10:00:00Z')}]->(sweden)
+        CREATE (denver)-[:SUPERSEDES {reason: 'moved again',
+                                      at: datetime('2025-01-01T00:00:00Z')}]->(boston)
+        WITH 1 AS done
+        MATCH (e:Entity {scope: $scope, canonical: 'melanie'})
+        SET e.type = 'person'
+        """,
+        parameters_={"scope": scope, **ids},
+        database_=memory.db.name,
+    )
+    return ids
+
+
+def without_audit(snap: Snapshot) -> Snapshot:
+    """The audit trail is history of the source database; an import records its own."""
+    return dataclasses.replace(snap, audit_kinds=Counter())
+
+
+def test_export_then_import_into_the_emptied_scope_gives_back_every_field(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    ids = seed(bulk, scope)
+    before = snapshot(bulk.db, scope)
+    assert len(before.supersedes) == 2 and len(before.facts) == 6
+    assert before.entities["melanie"]["aliases"] == ["Melanie's", "melanie"]
+
+    exported = export_to(bulk.db, tmp_path / "scope.jsonl", scopes=[scope])
+    bulk.db.write("scope_delete", {"scope": scope})
+    assert snapshot(bulk.db, scope).facts == {}
+    summary = run_import(
+        bulk, ImportOptions(path=tmp_path / "scope.jsonl", fast=True, progress=False)
+    )
+    after = snapshot(bulk.db, scope)
+
+    assert (exported.facts, exported.entities) == (6, len(before.entities))
+    assert (summary.inserted, summary.superseded, summary.rejected) == (6, 2, 0)
+    assert summary.embedded == 0
+    assert without_audit(after) == without_audit(before)
+    assert after.facts[ids["paints"]]["reviewed_at"] == before.facts[ids["paints"]]["reviewed_at"]
+
+
+def test_importing_an_export_into_another_scope_copies_it_under_translated_ids(
+    bulk: Memory, scope: str, other_scope: str, tmp_path: Path
+) -> None:
+    seed(bulk, scope)
+    before = snapshot(bulk.db, scope)
+    export_to(bulk.db, tmp_path / "scope.jsonl", scopes=[scope])
+
+    run_import(
+        bulk,
+        ImportOptions(path=tmp_path / "scope.jsonl", scope=other_scope, fast=True, progress=False),
+    )
+    after = snapshot(bulk.db, other_scope)
+
+    expected = before.remapped(lambda fact_id: translate_id(other_scope, fact_id), other_scope)
+    assert without_audit(after) == without_audit(expected)
+    assert snapshot(bulk.db, scope) == before
+
+
+def test_an_export_without_vectors_imports_with_the_same_vectors_recomputed(
+    bulk: Memory, scope: str, other_scope: str
+) -> None:
+    seed(bulk, scope)
+    before = snapshot(bulk.db, scope)
+    buffer = io.StringIO()
+    export(bulk.db, buffer, scopes=[scope], embeddings=False)
+    lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    assert all("embedding" not in line and "embedder" not in line for line in lines)
+
+    path = Path(bulk.settings.home) / "no-vectors.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    summary = run_import(
+        bulk, ImportOptions(path=path, scope=other_scope, fast=True, progress=False)
+    )
+    after = snapshot(bulk.db, other_scope)
+
+    assert summary.embedded == 6
+    for old_id, fact in before.facts.items():
+        new = after.facts[translate_id(other_scope, old_id)]
+        similarity = sum(a * b for a, b in zip(new["embedding"], fact["embedding"], strict=True))
+        assert similarity > 0.999
+        assert new["embedder"] == fact["embedder"]
+
+
+def test_export_lines_are_json_a_person_can_read(bulk: Memory, scope: str) -> None:
+    ids = seed(bulk, scope)
+    buffer = io.StringIO()
+    export(bulk.db, buffer, scopes=[scope])
+    lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    facts = {line["id"]: line for line in lines if "entity" not in line}
+    entities = [line["entity"] for line in lines if "entity" in line]
+
+    paints = facts[ids["paints"]]
+    assert paints["metadata"] == {"confidence": 0.9, "refs": [1, 2], "note": "ünïcode"}
+    assert paints["properties"] == {
+        "reviewed_at": {"$datetime": "2025-02-04T00:00:00+00:00"},
+        "reviewed_by": "ops",
+    }
+    assert paints["last_accessed_at"] == "2025-02-03T04:05:06.789000+00:00"
+    assert "content_hash" not in paints and "live_hash" not in paints
+    assert facts[ids["denver"]]["supersedes"] == [
+        {"id": ids["boston"], "reason": "moved again", "at": "2025-01-01T00:00:00+00:00"}
+    ]
+    assert [e["role"] for e in facts[ids["boston"]]["entities"]] == ["subject", "object"]
+    assert lines.index(facts[ids["sweden"]]) < lines.index(facts[ids["boston"]])
+    assert {e["canonical"] for e in entities} >= {"melanie", "caroline", "sweden"}
+    assert all(line_index > 5 for line_index, line in enumerate(lines) if "entity" in line)

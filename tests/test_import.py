@@ -1,0 +1,356 @@
+"""`factgraph import`: what an operator loading facts in bulk can rely on."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graph.bulk.importer import ImportOptions, ImportSummary, run_import
+from graph.config import Settings
+from graph.db import Database
+from graph.embedding import Embedder
+from graph.facts import FactInput
+from graph.memory import Memory
+from tests.graph_snapshot import snapshot
+
+T0 = "2024-03-01T09:30:00+00:00"
+
+
+@pytest.fixture
+def bulk(db: Database, embedder: Embedder, settings: Settings, tmp_path: Path) -> Memory:
+    """A Memory whose checkpoints go to the test's own folder."""
+    return Memory(db, embedder, settings=settings.with_overrides(home=tmp_path / "home"))
+
+
+def write_jsonl(path: Path, rows: Iterable[dict[str, Any] | str]) -> Path:
+    lines = [row if isinstance(row, str) else json.dumps(row) for row in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def load(memory: Memory, path: Path, **options: Any) -> ImportSummary:
+    options.setdefault("progress", False)
+    return run_import(memory, ImportOptions(path=path, **options))
+
+
+def count(db: Database, scope: str) -> int:
+    return int(db.read("export_count", {"scopes": [scope]})[0]["n"])
+
+
+def cosine(a: Iterable[float], b: Iterable[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+def test_fast_import_writes_the_same_nodes_and_links_as_remember(
+    bulk: Memory, scope: str, other_scope: str, embedder: Embedder, tmp_path: Path
+) -> None:
+    row = {
+        "text": "Melanie moved from Sweden",
+        "subject": "Melanie",
+        "predicate": "moved_from",
+        "object": "Sweden",
+        "tags": ["bio", "travel"],
+        "importance": 7,
+        "metadata": {"source_row": 12},
+        "session_id": "s-1",
+        "turn": 3,
+        "valid_from": T0,
+        "recorded_at": T0,
+    }
+    load(bulk, write_jsonl(tmp_path / "one.jsonl", [row]), scope=scope, fast=True)
+    stored_vector = next(iter(snapshot(bulk.db, scope).facts.values()))["embedding"]
+    bulk.remember(other_scope, FactInput(**_as_input(row), embedding=tuple(stored_vector)))
+
+    imported, remembered = snapshot(bulk.db, scope), snapshot(bulk.db, other_scope)
+    (a,), (b,) = imported.facts.values(), remembered.facts.values()
+    differ = {"id", "scope", "updated_at"}
+    assert {k: v for k, v in a.items() if k not in differ} == {
+        k: v for k, v in b.items() if k not in differ
+    }
+    assert [(r, e) for _, r, e in imported.mentions] == [(r, e) for _, r, e in remembered.mentions]
+    assert imported.tags == remembered.tags == ["bio", "travel"]
+    assert _entities(imported.entities, scope) == _entities(remembered.entities, scope)
+    assert imported.audit_kinds == remembered.audit_kinds == {"insert": 1}
+
+
+def _entities(entities: dict[str, dict[str, Any]], scope: str) -> dict[str, dict[str, Any]]:
+    return {k: {**v, "scope": scope, "created_at": None} for k, v in entities.items()}
+
+
+def _as_input(row: dict[str, Any]) -> dict[str, Any]:
+    out = dict(row)
+    for name in ("valid_from", "recorded_at"):
+        out[name] = datetime.fromisoformat(out[name])
+    out["tags"] = tuple(out["tags"])
+    return out
+
+
+def test_importing_the_same_file_twice_adds_nothing(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(
+        tmp_path / "facts.jsonl",
+        [
+            {"text": "Caroline paints landscapes", "subject": "Caroline", "tags": ["art"]},
+            {"text": "Caroline has two cats", "subject": "Caroline"},
+            {"text": "caroline   PAINTS landscapes"},
+            {"id": "fixed-id-1-" + scope, "text": "The team meets on Mondays"},
+        ],
+    )
+    first = load(bulk, path, scope=scope, fast=True)
+    before = snapshot(bulk.db, scope)
+    second = load(bulk, path, scope=scope, fast=True)
+
+    assert (first.inserted, first.deduplicated, first.rejected) == (3, 1, 0)
+    assert (second.inserted, second.deduplicated, second.unchanged) == (0, 1, 3)
+    assert snapshot(bulk.db, scope) == before
+
+
+def test_pipeline_import_goes_through_remember_and_is_idempotent_too(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    bulk.remember(scope, FactInput(text="Joanna works at the library"))
+    path = write_jsonl(
+        tmp_path / "facts.jsonl",
+        [
+            {"text": "Joanna works at the library"},
+            {"text": "Joanna plays the violin", "subject": "Joanna", "trusted": True},
+        ],
+    )
+    first = load(bulk, path, scope=scope)
+    before = snapshot(bulk.db, scope)
+    second = load(bulk, path, scope=scope)
+
+    assert first.mode == "pipeline"
+    assert (first.inserted, first.deduplicated) == (1, 1)
+    assert (second.inserted, second.unchanged) == (0, 1)
+    assert count(bulk.db, scope) == 2
+    assert snapshot(bulk.db, scope).facts.keys() == before.facts.keys()
+
+
+def test_bad_rows_are_reported_with_line_and_reason_and_the_rest_is_imported(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(
+        tmp_path / "mixed.jsonl",
+        [
+            {"text": "A good fact"},
+            {"text": ""},
+            "{not json",
+            {"text": "Too important", "importance": 42},
+            {"text": "Odd", "colour": "blue"},
+            {"text": "Wrong size", "embedding": [0.1, 0.2, 0.3]},
+            "[1, 2]",
+            {"text": "Another good fact", "tags": ["x"]},
+        ],
+    )
+    summary = load(bulk, path, scope=scope, fast=True)
+
+    assert summary.inserted == 2 and summary.rejected == 6 and not summary.aborted
+    assert [(e.line, e.field) for e in summary.errors] == [
+        (2, "text"),
+        (3, "line"),
+        (4, "importance"),
+        (5, "colour"),
+        (6, "embedding"),
+        (7, "line"),
+    ]
+    assert "384" in summary.errors[4].reason
+    assert "line 4: importance: 42" in summary.render()
+    assert count(bulk.db, scope) == 2
+
+
+def test_more_bad_rows_than_max_errors_stops_the_import_after_what_was_good(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    rows: list[dict[str, Any] | str] = [{"text": f"Fact number {i}"} for i in range(5)]
+    rows += [{"text": ""}, {"text": ""}, {"text": "Never reached"}]
+    path = write_jsonl(tmp_path / "bad.jsonl", rows)
+    summary = load(bulk, path, scope=scope, fast=True, max_errors=1, batch_size=2)
+
+    assert summary.aborted and summary.rejected == 2
+    assert "ABORTED" in summary.render()
+    assert count(bulk.db, scope) == 5
+
+
+def test_dry_run_validates_every_row_and_writes_nothing(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(
+        tmp_path / "check.jsonl",
+        [{"text": "Fine"}, {"text": "Also fine", "turn": -1}, {"text": "Fine too"}],
+    )
+    summary = load(bulk, path, scope=scope, dry_run=True, fast=True)
+
+    assert (summary.valid, summary.rejected) == (2, 1)
+    assert summary.errors[0].field == "turn"
+    assert count(bulk.db, scope) == 0
+    assert not (bulk.settings.home / "checkpoints").exists()
+
+
+def test_csv_with_a_header_gives_the_same_facts_as_json_lines(
+    bulk: Memory, scope: str, other_scope: str, tmp_path: Path
+) -> None:
+    row = {
+        "text": "Dev runs marathons",
+        "subject": "Dev",
+        "tags": ["sport", "health"],
+        "importance": 8.5,
+        "metadata": {"from": "crm"},
+        "turn": 4,
+        "valid_from": T0,
+    }
+    with (tmp_path / "facts.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["text", "subject", "tags", "importance", "metadata", "turn", "valid_from"])
+        writer.writerow(
+            ["Dev runs marathons", "Dev", "sport;health", "8.5", '{"from": "crm"}', "4", T0]
+        )
+        writer.writerow(["Broken row", "x", "", "high", "", "", ""])
+    from_csv = load(bulk, tmp_path / "facts.csv", scope=scope, fast=True)
+    load(bulk, write_jsonl(tmp_path / "facts.jsonl", [row]), scope=other_scope, fast=True)
+
+    assert (from_csv.inserted, from_csv.rejected) == (1, 1)
+    assert (from_csv.errors[0].line, from_csv.errors[0].field) == (3, "importance")
+    (a,) = snapshot(bulk.db, scope).facts.values()
+    (b,) = snapshot(bulk.db, other_scope).facts.values()
+    for name in ("text", "tags", "importance", "metadata", "turn", "valid_from", "embedding"):
+        assert a[name] == b[name], name
+
+
+def test_scope_comes_from_the_option_or_from_a_scope_column(
+    bulk: Memory, scope: str, other_scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(
+        tmp_path / "scoped.jsonl",
+        [
+            {"scope": scope, "text": "Lives in the first scope"},
+            {"scope": other_scope, "text": "Lives in the second scope"},
+            {"text": "Has no scope"},
+        ],
+    )
+    summary = load(bulk, path, fast=True)
+
+    assert summary.inserted == 2
+    assert (summary.errors[0].line, summary.errors[0].field) == (3, "scope")
+    assert count(bulk.db, scope) == count(bulk.db, other_scope) == 1
+
+    forced = load(bulk, path, scope=scope, fast=True)
+    assert forced.inserted == 2 and count(bulk.db, scope) == 3
+
+
+def test_missing_vectors_are_computed_by_the_model_and_supplied_ones_kept(
+    bulk: Memory, scope: str, embedder: Embedder, tmp_path: Path
+) -> None:
+    supplied = [1.0] + [0.0] * (embedder.dimensions - 1)
+    path = write_jsonl(
+        tmp_path / "vectors.jsonl",
+        [
+            {"id": f"computed-{scope}", "text": "Nate adopted a turtle", "valid_from": T0},
+            {"id": f"supplied-{scope}", "text": "Nate likes chess", "embedding": supplied},
+        ],
+    )
+    summary = load(bulk, path, scope=scope, fast=True)
+    facts = snapshot(bulk.db, scope).facts
+
+    assert summary.embedded == 1
+    computed = facts[f"computed-{scope}"]
+    assert computed["index_text"].endswith("Nate adopted a turtle")
+    expected = embedder.embed([computed["index_text"]])[0]
+    assert cosine(computed["embedding"], expected) > 0.999
+    assert computed["embedder"] == embedder.id
+    assert facts[f"supplied-{scope}"]["embedding"] == supplied
+
+
+def test_exact_duplicates_of_live_facts_are_absorbed_without_reinforcing_them(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    existing = bulk.remember(scope, FactInput(text="Audrey has four dogs"))
+    path = write_jsonl(
+        tmp_path / "dups.jsonl", [{"text": "audrey HAS four   dogs"}, {"text": "Audrey has 4 dogs"}]
+    )
+    summary = load(bulk, path, scope=scope, fast=True)
+    facts = snapshot(bulk.db, scope).facts
+
+    assert (summary.inserted, summary.deduplicated) == (1, 1)
+    assert facts[existing.id]["strength"] == 1.0
+
+
+def test_the_pipeline_refuses_exported_state_and_points_at_fast(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(
+        tmp_path / "state.jsonl",
+        [
+            {"text": "Old news", "status": "superseded"},
+            {"entity": {"canonical": "melanie", "name": "Melanie"}},
+            {"text": "Plain news", "status": "active"},
+        ],
+    )
+    summary = load(bulk, path, scope=scope)
+
+    assert summary.inserted == 1
+    assert [(e.field, "--fast" in e.reason) for e in summary.errors] == [
+        ("status", True),
+        ("entity", True),
+    ]
+
+
+def test_rows_repeating_an_id_with_other_content_are_rejected(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(
+        tmp_path / "ids.jsonl",
+        [
+            {"id": f"a-{scope}", "text": "First version"},
+            {"id": f"a-{scope}", "text": "First version"},
+            {"id": f"a-{scope}", "text": "Different content"},
+        ],
+    )
+    summary = load(bulk, path, scope=scope, fast=True)
+
+    assert (summary.inserted, summary.deduplicated, summary.rejected) == (1, 1, 1)
+    assert "already used on line 1" in summary.errors[0].reason
+
+
+def test_ids_of_another_scope_are_refused_rather_than_moved(
+    bulk: Memory, scope: str, other_scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(tmp_path / "one.jsonl", [{"id": f"shared-{scope}", "text": "Owned"}])
+    load(bulk, path, scope=scope, fast=True)
+    summary = load(bulk, path, scope=other_scope, fast=True)
+
+    assert summary.inserted == 0
+    assert "another scope" in summary.errors[0].reason
+    assert count(bulk.db, other_scope) == 0
+
+
+def test_untrusted_rows_are_refused_by_the_fast_path(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(tmp_path / "t.jsonl", [{"text": "Click this link", "trusted": False}])
+    summary = load(bulk, path, scope=scope, fast=True)
+
+    assert summary.errors[0].field == "trusted" and count(bulk.db, scope) == 0
+
+
+def test_the_closing_summary_accounts_for_every_row(
+    bulk: Memory, scope: str, tmp_path: Path
+) -> None:
+    path = write_jsonl(
+        tmp_path / "s.jsonl", [{"text": "One"}, {"text": "one"}, {"text": ""}, {"text": "Two"}]
+    )
+    summary = load(bulk, path, scope=scope, fast=True)
+    data = summary.as_json()
+
+    assert data["records"] == 4
+    assert data["inserted"] + data["deduplicated"] + data["rejected"] == 4
+    assert math.isfinite(data["rate_per_second"])
+    assert set(data["timings"]) >= {"parse", "embed", "neo4j writes", "waiting for neo4j"}
