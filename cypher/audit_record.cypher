@@ -3,7 +3,7 @@
 CREATE (a:AuditEvent {id: $id, scope: $scope, kind: $kind, actor: $actor, reason: $reason,
                       at: $now, fact_id: $fact_id})
 WITH a
-OPTIONAL MATCH (f:Fact {id: $fact_id})
+OPTIONAL MATCH (f:Fact {id: $fact_id}) WHERE f.scope = $scope
 CALL (a, f) {
   WITH a, f WHERE f IS NOT NULL
   CREATE (a)-[:CONCERNS]->(f)

@@ -52,6 +52,69 @@ class LocalNeo4jSettings:
     start_timeout: float = 120.0
 
 
+DEFAULT_SINGLE_VALUED = (
+    "lives_in",
+    "works_at",
+    "age",
+    "born_in",
+    "birthday",
+    "job_title",
+    "employer",
+    "email",
+    "phone",
+    "married_to",
+    "nationality",
+    "home_city",
+    "located_in",
+    "name",
+    "status",
+)
+
+
+@dataclass(frozen=True)
+class PipelineSettings:
+    """Policy of the write pipeline (graph/pipeline.py); each knob has an env variable."""
+
+    enabled: bool = True
+    near_duplicate_threshold: float = 0.95
+    near_duplicate_action: str = "dedup"
+    single_valued: frozenset[str] = frozenset(DEFAULT_SINGLE_VALUED)
+    untrusted_sources: frozenset[str] = frozenset({"web", "email", "tool", "untrusted"})
+
+    @classmethod
+    def from_env(cls) -> PipelineSettings:
+        action = _env("FACTGRAPH_NEAR_DUPLICATE_ACTION", "dedup")
+        if action not in {"dedup", "merge"}:
+            raise ValueError(
+                f"FACTGRAPH_NEAR_DUPLICATE_ACTION must be dedup or merge, got {action!r}"
+            )
+        raw = _env("FACTGRAPH_NEAR_DUPLICATE_THRESHOLD", "0.95")
+        try:
+            threshold = float(raw)
+        except ValueError:
+            raise ValueError(
+                f"FACTGRAPH_NEAR_DUPLICATE_THRESHOLD must be a number, got {raw!r}"
+            ) from None
+        if not 0 < threshold <= 1:
+            raise ValueError("FACTGRAPH_NEAR_DUPLICATE_THRESHOLD must be in (0, 1]")
+        return cls(
+            enabled=_env_bool("FACTGRAPH_PIPELINE", True),
+            near_duplicate_threshold=threshold,
+            near_duplicate_action=action,
+            single_valued=_env_set("FACTGRAPH_SINGLE_VALUED", DEFAULT_SINGLE_VALUED),
+            untrusted_sources=_env_set(
+                "FACTGRAPH_UNTRUSTED_SOURCES", ("web", "email", "tool", "untrusted")
+            ),
+        )
+
+
+def _env_set(name: str, default: tuple[str, ...]) -> frozenset[str]:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return frozenset(default)
+    return frozenset(item.strip().casefold() for item in raw.split(",") if item.strip())
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the service needs to know to connect, embed and serve."""
@@ -68,6 +131,7 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8000
     contextual_indexing: str = "late-chunk"
+    pipeline: PipelineSettings = field(default_factory=PipelineSettings)
 
     @property
     def uses_local_neo4j(self) -> bool:
@@ -116,6 +180,7 @@ class Settings:
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),
             port=_env_int("FACTGRAPH_PORT", 8000),
             contextual_indexing=indexing,
+            pipeline=PipelineSettings.from_env(),
         )
 
 

@@ -11,15 +11,28 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from neo4j import ManagedTransaction
+
+from graph import store, validation
 from graph.clock import Clock, system_clock
 from graph.config import Settings
+from graph.cursors import Page, decode_cursor, encode_cursor
 from graph.db import Database
 from graph.embedding import Embedder
 from graph.entities import DefaultEntityResolver, EntityResolver
+from graph.errors import Conflict, NotFound, ValidationError
 from graph.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.indexing import content_hash, index_text, lexical_text
+from graph.pipeline import (
+    Neighbour,
+    Verdict,
+    decide,
+    is_single_valued,
+    object_key,
+    quarantine_reason,
+)
 from graph.schema import apply_schema
-from graph.store import EntityRef, fact_properties, get_fact, insert_fact, new_id, record_audit
+from graph.store import EntityRef, fact_properties, get_fact, new_id
 from graph.validation import check_scope, fact_from_mapping, validate
 
 
@@ -66,69 +79,474 @@ class Memory:
 
     # -- writes ----------------------------------------------------------------------------
     def remember(
-        self, scope: str, fact: FactInput | Mapping[str, Any], *, actor: str = "agent"
+        self,
+        scope: str,
+        fact: FactInput | Mapping[str, Any],
+        *,
+        actor: str = "agent",
+        pipeline: bool | None = None,
     ) -> Fact:
         """Write a fact through the pipeline and return the fact that now holds it."""
-        return self.remember_with_decision(scope, fact, actor=actor).fact
+        return self.remember_with_decision(scope, fact, actor=actor, pipeline=pipeline).fact
 
     def remember_with_decision(
-        self, scope: str, fact: FactInput | Mapping[str, Any], *, actor: str = "agent"
+        self,
+        scope: str,
+        fact: FactInput | Mapping[str, Any],
+        *,
+        actor: str = "agent",
+        pipeline: bool | None = None,
     ) -> Decision:
+        """Write a fact and say what the pipeline decided.
+
+        `pipeline=False` (or FACTGRAPH_PIPELINE=off) is the straight-through path: validation
+        and exact dedup only, for trusted bulk writers that already reconciled their data.
+        """
         check_scope(scope)
         data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
+        full = self.settings.pipeline.enabled if pipeline is None else pipeline
         now = self.clock()
         entities = self._entities(data)
+        text = index_text(data, data.valid_from or now, self._mode)
         embedding = (
-            list(data.embedding)
-            if data.embedding is not None
-            else self.embedder.embed_one(index_text(data, data.valid_from or now, self._mode))
+            list(data.embedding) if data.embedding is not None else self.embedder.embed_one(text)
+        )
+        quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
+        props = fact_properties(
+            data,
+            fact_id=data.id or new_id(),
+            scope=scope,
+            content_hash=content_hash(data.text),
+            index_text=text,
+            lexical_text=lexical_text(data, [ref.entity.name for ref in entities]),
+            subject_key=self._subject_key(data, entities),
+            embedding=embedding,
+            embedder=self.embedder.id if data.embedding is None else None,
+            status=FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE,
+            now=now,
+        )
+        if data.embedding is not None:
+            props["embedder"] = "supplied"
+
+        def work(tx: ManagedTransaction) -> Decision:
+            existing = store.live_duplicate(tx, scope, props["content_hash"])
+            if existing is not None:
+                stored = store.reinforce(tx, scope, existing.id, now)
+                reason = "exact duplicate of a live fact in this scope"
+                return self._decided(tx, scope, DecisionKind.DEDUP, stored, existing, reason, actor)
+            verdict = (
+                decide(
+                    data,
+                    settings=self.settings.pipeline,
+                    near=self._near(tx, scope, embedding, props),
+                    same_slot=self._same_slot(tx, scope, props),
+                )
+                if full
+                else Verdict(DecisionKind.INSERT, None, "new fact (pipeline off)")
+            )
+            if verdict.kind is DecisionKind.DEDUP and verdict.matched is not None:
+                stored = store.reinforce(tx, scope, verdict.matched.id, now)
+                return self._decided(
+                    tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
+                )
+            if verdict.kind is DecisionKind.MERGE and verdict.matched is not None:
+                stored = store.merge_into(
+                    tx, scope=scope, target=verdict.matched, fact=data, now=now
+                )
+                return self._decided(
+                    tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
+                )
+            stored, created = store.insert_fact(
+                tx, scope=scope, props=props, entities=entities, now=now
+            )
+            if not created:  # lost a race to a concurrent writer of the same content
+                reason = "exact duplicate of a live fact in this scope"
+                return self._decided(tx, scope, DecisionKind.DEDUP, stored, stored, reason, actor)
+            for old in verdict.retire:
+                store.retire(
+                    tx,
+                    scope=scope,
+                    old_id=old.id,
+                    new_id=stored.id,
+                    reason=verdict.reason,
+                    valid_until=stored.valid_from,
+                    now=now,
+                )
+                store.record_audit(
+                    tx,
+                    scope=scope,
+                    fact_id=old.id,
+                    kind="superseded",
+                    actor=actor,
+                    reason=f"superseded by {stored.id}: {verdict.reason}",
+                    now=now,
+                )
+            return self._decided(
+                tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
+            )
+
+        return self.db.write_tx(work, "remember")
+
+    def supersede(
+        self,
+        scope: str,
+        old_id: str,
+        fact: FactInput | Mapping[str, Any],
+        *,
+        reason: str = "superseded by the caller",
+        actor: str = "agent",
+    ) -> Decision:
+        """Replace an active fact with a new one, chaining them, whatever the predicate."""
+        check_scope(scope)
+        data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
+        reason = _reason(reason)
+        now = self.clock()
+        entities = self._entities(data)
+        text = index_text(data, data.valid_from or now, self._mode)
+        embedding = (
+            list(data.embedding) if data.embedding is not None else self.embedder.embed_one(text)
         )
         props = fact_properties(
             data,
             fact_id=data.id or new_id(),
             scope=scope,
             content_hash=content_hash(data.text),
-            index_text=index_text(data, data.valid_from or now, self._mode),
+            index_text=text,
             lexical_text=lexical_text(data, [ref.entity.name for ref in entities]),
-            subject_key=entities[0].entity.canonical if entities and data.subject else None,
+            subject_key=self._subject_key(data, entities),
             embedding=embedding,
             embedder=self.embedder.id,
             status=FactStatus.ACTIVE,
             now=now,
         )
 
-        def work(tx: Any) -> Decision:
-            stored, created = insert_fact(tx, scope=scope, props=props, entities=entities, now=now)
-            kind = DecisionKind.INSERT if created else DecisionKind.DEDUP
-            reason = "new fact" if created else "exact duplicate of a live fact in this scope"
-            record_audit(
+        def work(tx: ManagedTransaction) -> Decision:
+            old = store.fact_in_tx(tx, scope, old_id)
+            if old is None:
+                raise NotFound(f"no fact {old_id!r} in scope {scope!r}")
+            if old.status is not FactStatus.ACTIVE:
+                raise Conflict(
+                    f"fact {old_id!r} is {old.status.value}; only an active fact can be superseded"
+                )
+            if old.content_hash == props["content_hash"]:
+                raise Conflict("the new fact has the same content as the one it would supersede")
+            stored, created = store.insert_fact(
+                tx, scope=scope, props=props, entities=entities, now=now
+            )
+            if not created:
+                raise Conflict(f"the new content is already held by live fact {stored.id!r}")
+            store.retire(
                 tx,
                 scope=scope,
-                fact_id=stored.id,
-                kind=kind.value,
+                old_id=old.id,
+                new_id=stored.id,
+                reason=reason,
+                valid_until=stored.valid_from,
+                now=now,
+            )
+            store.record_audit(
+                tx,
+                scope=scope,
+                fact_id=old.id,
+                kind="superseded",
+                actor=actor,
+                reason=f"superseded by {stored.id}: {reason}",
+                now=now,
+            )
+            return self._decided(tx, scope, DecisionKind.SUPERSEDE, stored, old, reason, actor)
+
+        return self.db.write_tx(work, "supersede")
+
+    def forget(
+        self, scope: str, fact_id: str, *, reason: str = "forgotten", actor: str = "agent"
+    ) -> Fact:
+        """Soft delete: the fact leaves every normal read but stays in its history."""
+        return self._transition(
+            scope,
+            fact_id,
+            allowed=(FactStatus.ACTIVE, FactStatus.QUARANTINED, FactStatus.SUPERSEDED),
+            status=FactStatus.FORGOTTEN,
+            kind="forget",
+            reason=reason,
+            actor=actor,
+        )
+
+    def validate(
+        self, scope: str, fact_id: str, *, reason: str = "validated", actor: str = "reviewer"
+    ) -> Decision:
+        """Promote a quarantined fact; it then supersedes what it contradicts, like a new write."""
+        check_scope(scope)
+        reason = _reason(reason)
+        now = self.clock()
+
+        def work(tx: ManagedTransaction) -> Decision:
+            fact = self._require(tx, scope, fact_id, FactStatus.QUARANTINED, "validated")
+            slot = [
+                old
+                for old in self._same_slot_of(tx, scope, fact)
+                if old.id != fact.id and object_key(old.object) != object_key(fact.object)
+            ]
+            promoted = store.set_status(
+                tx,
+                scope=scope,
+                fact_id=fact.id,
+                allowed=(FactStatus.QUARANTINED,),
+                status=FactStatus.ACTIVE,
+                now=now,
+            )
+            assert promoted is not None
+            store.record_audit(
+                tx,
+                scope=scope,
+                fact_id=fact.id,
+                kind="validate",
                 actor=actor,
                 reason=reason,
                 now=now,
             )
-            return Decision(kind, stored, None if created else stored, reason)
+            if slot and fact.object and is_single_valued(fact.predicate, self.settings.pipeline):
+                why = f"validated fact replaces {slot[0].object!r} with {fact.object!r}"
+                for old in slot:
+                    store.retire(
+                        tx,
+                        scope=scope,
+                        old_id=old.id,
+                        new_id=fact.id,
+                        reason=why,
+                        valid_until=fact.valid_from,
+                        now=now,
+                    )
+                    store.record_audit(
+                        tx,
+                        scope=scope,
+                        fact_id=old.id,
+                        kind="superseded",
+                        actor=actor,
+                        reason=f"superseded by {fact.id}: {why}",
+                        now=now,
+                    )
+                return Decision(DecisionKind.SUPERSEDE, promoted, slot[0], why)
+            return Decision(DecisionKind.INSERT, promoted, None, reason)
 
-        return self.db.write_tx(work, "remember")
+        return self.db.write_tx(work, "validate")
+
+    def reject(
+        self, scope: str, fact_id: str, *, reason: str = "rejected", actor: str = "reviewer"
+    ) -> Fact:
+        """Refuse a quarantined fact: it is kept as forgotten so the decision stays auditable."""
+        return self._transition(
+            scope,
+            fact_id,
+            allowed=(FactStatus.QUARANTINED,),
+            status=FactStatus.FORGOTTEN,
+            kind="reject",
+            reason=reason,
+            actor=actor,
+        )
+
+    def purge(
+        self, scope: str, fact_id: str, *, reason: str = "purged", actor: str = "admin"
+    ) -> bool:
+        """Hard delete. The audit keeps one event with the id and the reason, nothing else."""
+        check_scope(scope)
+        reason = _reason(reason)
+        now = self.clock()
+
+        def work(tx: ManagedTransaction) -> bool:
+            if not store.purge(tx, scope, fact_id):
+                return False
+            store.record_audit(
+                tx,
+                scope=scope,
+                fact_id=fact_id,
+                kind="purge",
+                actor=actor,
+                reason=reason,
+                now=now,
+            )
+            return True
+
+        return self.db.write_tx(work, "purge")
 
     # -- reads -----------------------------------------------------------------------------
-    def get(self, scope: str, fact_id: str, *, as_of: datetime | None = None) -> Fact | None:
-        """A fact by id; None when missing, forgotten, or not valid at `as_of`."""
+    def get(
+        self,
+        scope: str,
+        fact_id: str,
+        *,
+        as_of: datetime | None = None,
+        include_quarantined: bool = False,
+    ) -> Fact | None:
+        """A fact by id; None when missing, forgotten, quarantined, or not valid at `as_of`.
+
+        Without `as_of`, a superseded fact is still returned (by id, with its status), so a
+        caller holding an old id learns it was replaced rather than that it never existed.
+        """
         check_scope(scope)
         fact = get_fact(self.db, scope, fact_id)
         if fact is None or fact.status is FactStatus.FORGOTTEN:
+            return None
+        if fact.status is FactStatus.QUARANTINED and not include_quarantined:
             return None
         if as_of is not None and not _valid_at(fact, as_of):
             return None
         return fact
 
+    def history(self, scope: str, fact_id: str, *, as_of: datetime | None = None) -> list[Fact]:
+        """The supersede chain of a fact, oldest to newest, retired rows included.
+
+        `as_of` keeps the rows that had become true by then (valid_from <= as_of): the chain
+        as it could have been told at that moment. Unknown id -> empty list.
+        """
+        check_scope(scope)
+        chain = store.history(self.db, scope, fact_id)
+        if as_of is not None:
+            chain = [fact for fact in chain if fact.valid_from <= as_of]
+        return chain
+
+    def review_queue(self, scope: str, *, first: int = 20, after: str | None = None) -> Page[Fact]:
+        """Quarantined facts, oldest first, with an opaque cursor for the next page."""
+        check_scope(scope)
+        if not 1 <= first <= 100:
+            raise ValidationError("first", "must be between 1 and 100")
+        key = decode_cursor(after, "after") if after else None
+        rows = store.review_queue(self.db, scope, limit=first + 1, after=key)
+        items = rows[:first]
+        next_cursor = (
+            encode_cursor(items[-1].recorded_at, items[-1].id) if len(rows) > first else None
+        )
+        return Page(items=items, next_cursor=next_cursor)
+
+    def neighbours(
+        self,
+        scope: str,
+        *,
+        fact_id: str | None = None,
+        text: str | None = None,
+        k: int = 10,
+    ) -> list[tuple[Fact, float]]:
+        """Raw nearest neighbours by cosine (quarantined included), for reconciliation tools.
+
+        Give a fact id (its own vector, itself excluded) or a text (embedded like a query).
+        """
+        check_scope(scope)
+        if not 1 <= k <= 100:
+            raise ValidationError("k", "must be between 1 and 100")
+        if (fact_id is None) == (text is None):
+            raise ValidationError("factId", "give exactly one of factId and text")
+        if text is not None:
+            if not text.strip():
+                raise ValidationError("text", "must not be empty")
+            vector = list(self.embedder.embed_query(text[: validation.MAX_TEXT_CHARS]))
+            exclude: tuple[str, ...] = ()
+        else:
+            assert fact_id is not None
+            found = store.fact_vector(self.db, scope, fact_id)
+            if found is None:
+                return []
+            vector, exclude = found, (fact_id,)
+
+        def work(tx: ManagedTransaction) -> list[tuple[Fact, float]]:
+            near = store.neighbours(
+                tx, scope=scope, vector=vector, k=k, statuses=_LIVE, exclude=exclude
+            )
+            return [(n.fact, n.cosine) for n in near]
+
+        return self.db.read_tx(work, "neighbours")
+
+    def audit_trail(self, scope: str, fact_id: str) -> list[store.AuditEvent]:
+        """Every state change of a fact: decision, supersede, forget, validate, reject, purge."""
+        check_scope(scope)
+        return store.audit_trail(self.db, scope, fact_id)
+
     # -- helpers ---------------------------------------------------------------------------
     @property
     def _mode(self) -> str:
         return self.settings.contextual_indexing
+
+    def _decided(
+        self,
+        tx: ManagedTransaction,
+        scope: str,
+        kind: DecisionKind,
+        stored: Fact,
+        matched: Fact | None,
+        reason: str,
+        actor: str,
+    ) -> Decision:
+        store.record_audit(
+            tx,
+            scope=scope,
+            fact_id=stored.id,
+            kind=kind.value,
+            actor=actor,
+            reason=reason,
+            now=self.clock(),
+        )
+        return Decision(kind, stored, matched, reason)
+
+    def _near(
+        self, tx: ManagedTransaction, scope: str, vector: list[float], props: dict[str, Any]
+    ) -> list[Neighbour]:
+        return store.neighbours(tx, scope=scope, vector=vector, k=5, statuses=("active",))
+
+    def _same_slot(self, tx: ManagedTransaction, scope: str, props: dict[str, Any]) -> list[Fact]:
+        if not props["subject_key"] or not props["predicate_key"]:
+            return []
+        return store.same_slot(tx, scope, props["subject_key"], props["predicate"])
+
+    def _same_slot_of(self, tx: ManagedTransaction, scope: str, fact: Fact) -> list[Fact]:
+        subject = self.resolver.resolve(fact.subject) if fact.subject else None
+        if subject is None or not fact.predicate:
+            return []
+        return store.same_slot(tx, scope, subject.canonical, fact.predicate)
+
+    def _subject_key(self, fact: FactInput, entities: list[EntityRef]) -> str | None:
+        return next((ref.entity.canonical for ref in entities if ref.role == "subject"), None)
+
+    def _require(
+        self, tx: ManagedTransaction, scope: str, fact_id: str, status: FactStatus, verb: str
+    ) -> Fact:
+        fact = store.fact_in_tx(tx, scope, fact_id)
+        if fact is None:
+            raise NotFound(f"no fact {fact_id!r} in scope {scope!r}")
+        if fact.status is not status:
+            raise Conflict(
+                f"fact {fact_id!r} is {fact.status.value}; only a {status.value} fact can be {verb}"
+            )
+        return fact
+
+    def _transition(
+        self,
+        scope: str,
+        fact_id: str,
+        *,
+        allowed: tuple[FactStatus, ...],
+        status: FactStatus,
+        kind: str,
+        reason: str,
+        actor: str,
+    ) -> Fact:
+        check_scope(scope)
+        reason = _reason(reason)
+        now = self.clock()
+
+        def work(tx: ManagedTransaction) -> Fact:
+            fact = store.fact_in_tx(tx, scope, fact_id)
+            if fact is None:
+                raise NotFound(f"no fact {fact_id!r} in scope {scope!r}")
+            if fact.status not in allowed:
+                raise Conflict(f"fact {fact_id!r} is {fact.status.value}; cannot {kind} it")
+            moved = store.set_status(
+                tx, scope=scope, fact_id=fact_id, allowed=allowed, status=status, now=now
+            )
+            assert moved is not None
+            store.record_audit(
+                tx, scope=scope, fact_id=fact_id, kind=kind, actor=actor, reason=reason, now=now
+            )
+            return moved
+
+        return self.db.write_tx(work, kind)
 
     def _entities(self, fact: FactInput) -> list[EntityRef]:
         refs: list[EntityRef] = []
@@ -138,6 +556,17 @@ class Memory:
                 if resolved is not None:
                     refs.append(EntityRef(role, resolved))
         return refs
+
+
+_LIVE = ("active", "quarantined")
+
+
+def _reason(reason: str) -> str:
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValidationError("reason", "must not be empty")
+    if len(reason) > validation.MAX_FIELD_CHARS:
+        raise ValidationError("reason", f"longer than {validation.MAX_FIELD_CHARS} characters")
+    return reason.strip()
 
 
 def _valid_at(fact: Fact, at: datetime) -> bool:

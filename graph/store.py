@@ -17,6 +17,7 @@ from neo4j import ManagedTransaction
 from graph.db import Database, run
 from graph.entities import ResolvedEntity
 from graph.facts import Fact, FactInput, FactStatus
+from graph.pipeline import Neighbour, predicate_key
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ def fact_properties(
         "subject": fact.subject,
         "subject_key": subject_key,
         "predicate": fact.predicate,
+        "predicate_key": predicate_key(fact.predicate),
         "object": fact.object,
         "tags": list(fact.tags),
         "importance": fact.importance,
@@ -134,3 +136,201 @@ def record_audit(
 def get_fact(db: Database, scope: str, fact_id: str) -> Fact | None:
     records = db.read("fact_get", {"scope": scope, "id": fact_id})
     return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def _facts(records: list[Any], key: str = "fact") -> list[Fact]:
+    return [Fact.from_node(record[key]) for record in records]
+
+
+def same_slot(tx: ManagedTransaction, scope: str, subject_key: str, predicate: str) -> list[Fact]:
+    """Active facts with this subject and predicate: the candidates a new fact contradicts."""
+    return _facts(
+        run(
+            tx,
+            "fact_same_slot",
+            scope=scope,
+            subject_key=subject_key,
+            predicate_key=predicate_key(predicate),
+        )
+    )
+
+
+# Below this many candidate facts in a scope, neighbours are scored exactly (a scan of the
+# scope); above it the vector index is asked for more and more until enough are in the scope.
+EXACT_SCAN_LIMIT = 5_000
+MAX_INDEX_FETCH = 10_000
+
+
+def neighbours(
+    tx: ManagedTransaction,
+    *,
+    scope: str,
+    vector: list[float],
+    k: int,
+    statuses: tuple[str, ...],
+    exclude: tuple[str, ...] = (),
+) -> list[Neighbour]:
+    """Nearest facts of a scope by cosine, best first, with the true cosine in [-1, 1].
+
+    Neo4j 5.26 vector queries cannot pre-filter, so a small scope in a big database would come
+    back empty from a plain top-k: small candidate sets are scanned exactly, big ones fetched
+    from the index with an adaptively growing k until k matches are in hand.
+    """
+    params = {
+        "scope": scope,
+        "vector": vector,
+        "statuses": list(statuses),
+        "exclude": list(exclude),
+    }
+    total = run(tx, "fact_scope_count", **params)[0]["count"]
+    if total == 0:
+        return []
+    if total <= EXACT_SCAN_LIMIT:
+        records = run(tx, "fact_neighbours_exact", k=k, **params)
+    else:
+        fetch = max(4 * k, 100)
+        while True:
+            records = run(tx, "fact_neighbours_index", k=k, fetch=fetch, **params)
+            if len(records) >= k or fetch >= MAX_INDEX_FETCH:
+                break
+            fetch = min(fetch * 4, MAX_INDEX_FETCH)
+    return [
+        Neighbour(Fact.from_node(record["fact"]), 2.0 * float(record["score"]) - 1.0)
+        for record in records
+    ]
+
+
+def reinforce(tx: ManagedTransaction, scope: str, fact_id: str, now: datetime) -> Fact:
+    return _facts(run(tx, "fact_reinforce", scope=scope, id=fact_id, now=now))[0]
+
+
+def merge_into(
+    tx: ManagedTransaction, *, scope: str, target: Fact, fact: FactInput, now: datetime
+) -> Fact:
+    """Fold a near duplicate into the fact that already holds it (tags, importance, metadata)."""
+    metadata = {**fact.metadata, **target.metadata}
+    return _facts(
+        run(
+            tx,
+            "fact_merge",
+            scope=scope,
+            id=target.id,
+            tags=[t for t in fact.tags if t not in target.tags],
+            importance=max(target.importance, fact.importance),
+            metadata=json.dumps(metadata, sort_keys=True) if metadata else None,
+            now=now,
+        )
+    )[0]
+
+
+def retire(
+    tx: ManagedTransaction,
+    *,
+    scope: str,
+    old_id: str,
+    new_id: str,
+    reason: str,
+    valid_until: datetime,
+    now: datetime,
+) -> Fact | None:
+    """Close the old fact on both time axes and chain the new one to it."""
+    records = run(
+        tx,
+        "fact_supersede",
+        scope=scope,
+        old_id=old_id,
+        new_id=new_id,
+        reason=reason,
+        valid_until=valid_until,
+        now=now,
+    )
+    return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def set_status(
+    tx: ManagedTransaction,
+    *,
+    scope: str,
+    fact_id: str,
+    allowed: tuple[FactStatus, ...],
+    status: FactStatus,
+    now: datetime,
+) -> Fact | None:
+    """Move a fact between statuses; None when it is missing or not in an allowed status."""
+    records = run(
+        tx,
+        "fact_set_status",
+        scope=scope,
+        id=fact_id,
+        allowed=[s.value for s in allowed],
+        status=status.value,
+        now=now,
+    )
+    return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def purge(tx: ManagedTransaction, scope: str, fact_id: str) -> bool:
+    records = run(tx, "fact_purge", scope=scope, id=fact_id)
+    return bool(records and records[0]["purged"])
+
+
+def history(db: Database, scope: str, fact_id: str) -> list[Fact]:
+    return _facts(db.read("fact_history", {"scope": scope, "id": fact_id}))
+
+
+def review_queue(
+    db: Database, scope: str, *, limit: int, after: tuple[datetime, str] | None
+) -> list[Fact]:
+    return _facts(
+        db.read(
+            "fact_review_queue",
+            {
+                "scope": scope,
+                "limit": limit,
+                "after_time": after[0] if after else None,
+                "after_id": after[1] if after else None,
+            },
+        )
+    )
+
+
+@dataclass(frozen=True)
+class AuditEvent:
+    id: str
+    fact_id: str
+    kind: str
+    actor: str
+    reason: str
+    at: datetime
+
+
+def audit_trail(db: Database, scope: str, fact_id: str) -> list[AuditEvent]:
+    records = db.read("audit_trail", {"scope": scope, "fact_id": fact_id})
+    return [
+        AuditEvent(
+            id=r["id"],
+            fact_id=r["fact_id"],
+            kind=r["kind"],
+            actor=r["actor"],
+            reason=r["reason"],
+            at=r["at"].to_native(),
+        )
+        for r in records
+    ]
+
+
+def live_duplicate(tx: ManagedTransaction, scope: str, content_hash: str) -> Fact | None:
+    records = run(tx, "fact_live_duplicate", scope=scope, hash=content_hash)
+    return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def fact_in_tx(tx: ManagedTransaction, scope: str, fact_id: str) -> Fact | None:
+    records = run(tx, "fact_get", scope=scope, id=fact_id)
+    return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def fact_vector(db: Database, scope: str, fact_id: str) -> list[float] | None:
+    records = db.read("fact_vector", {"scope": scope, "id": fact_id})
+    if not records or records[0]["embedding"] is None:
+        return None
+    return [float(x) for x in records[0]["embedding"]]

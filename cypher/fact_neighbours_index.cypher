@@ -1,0 +1,7 @@
+// Nearest neighbours through the vector index, over-fetched ($fetch) then filtered to the scope.
+CALL db.index.vector.queryNodes('fact_embedding', $fetch, $vector) YIELD node AS f, score
+WITH f, score
+WHERE f.scope = $scope AND f.status IN $statuses AND NOT f.id IN $exclude
+RETURN f {.*, embedding: null} AS fact, score
+ORDER BY score DESC, f.id
+LIMIT $k

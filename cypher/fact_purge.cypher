@@ -1,0 +1,26 @@
+// Hard delete: the fact with its vector and text, the audit events that described it (the
+// caller then records one event with only the id and the reason), and entities and tags that
+// no other fact uses any more.
+MATCH (f:Fact {id: $id})
+WHERE f.scope = $scope
+OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity)
+OPTIONAL MATCH (f)-[:TAGGED]->(t:Tag)
+WITH f, collect(DISTINCT e) AS entities, collect(DISTINCT t) AS tags
+DETACH DELETE f
+WITH entities, tags
+CALL (entities) {
+  UNWIND entities AS e
+  WITH e WHERE NOT EXISTS { (e)<-[:MENTIONS]-(:Fact) }
+  DETACH DELETE e
+}
+CALL (tags) {
+  UNWIND tags AS t
+  WITH t WHERE NOT EXISTS { (t)<-[:TAGGED]-(:Fact) }
+  DETACH DELETE t
+}
+CALL () {
+  MATCH (a:AuditEvent)
+  WHERE a.scope = $scope AND a.fact_id = $id
+  DETACH DELETE a
+}
+RETURN true AS purged

@@ -1,0 +1,15 @@
+// Retire the old fact on both time axes (valid_to: it stopped being true; expired_at: we
+// stopped believing it) and chain the new fact to it. Only an active fact can be superseded.
+MATCH (old:Fact {id: $old_id})
+WHERE old.scope = $scope AND old.status = 'active'
+MATCH (new:Fact {id: $new_id})
+WHERE new.scope = $scope
+SET old.status = 'superseded',
+    old.live_hash = null,
+    old.valid_to = CASE
+      WHEN old.valid_to IS NULL OR old.valid_to > $valid_until THEN $valid_until
+      ELSE old.valid_to END,
+    old.expired_at = $now,
+    old.updated_at = $now
+CREATE (new)-[:SUPERSEDES {reason: $reason, at: $now}]->(old)
+RETURN old {.*, embedding: null} AS fact

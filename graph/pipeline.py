@@ -1,0 +1,170 @@
+"""The policy of the write pipeline: which decision a new fact gets, and why.
+
+These are pure functions over what the store found (the exact duplicate, near neighbours,
+facts the new one may contradict), so the policy can be read and tested without Neo4j; the
+order of operations and the transaction live in `graph.memory`.
+
+Stage order, as the caller sees it: validation, exact duplicate, near duplicate,
+contradiction, quarantine, insert. One deliberate twist: input that will be quarantined skips
+the near-duplicate and contradiction stages, because untrusted text must never reinforce,
+merge into or retire a fact someone trusted. It is stored aside, and contradiction is checked
+again when a reviewer validates it.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from graph.config import PipelineSettings
+from graph.entities import normalise
+from graph.facts import DecisionKind, Fact, FactInput
+
+# Phrases aimed at the agent reading its memory rather than describing the world. Kept short
+# and explicit: a false positive costs a review, a false negative costs a hijacked agent.
+_INJECTION = re.compile(
+    r"""
+    \b(ignore|disregard|forget|override)\b[^.\n]{0,40}\b(previous|prior|above|earlier|all|your)\b
+      [^.\n]{0,30}\b(instructions?|prompts?|rules|messages?|guidelines)\b
+    | \b(you\s+are\s+now|from\s+now\s+on\s+you|act\s+as\s+(an?\s+)?(unfiltered|jailbroken|dan))\b
+    | \bsystem\s*prompt\b
+    | \b(reveal|print|leak|exfiltrate|send)\b[^.\n]{0,40}\b(api[\s_-]?keys?|passwords?|secrets?|
+      credentials|system\s*prompt|tokens?)\b
+    | <\s*/?\s*(system|assistant|instructions?)\s*>
+    | \[\s*(system|inst)\s*\]
+    | \bdo\s+not\s+tell\s+the\s+user\b
+    | \bnew\s+instructions?\s*:
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def looks_like_injection(text: str) -> bool:
+    """True when the text reads as instructions to the agent (prompt injection)."""
+    folded = unicodedata.normalize("NFKC", text)
+    return _INJECTION.search(folded) is not None
+
+
+def predicate_key(predicate: str | None) -> str | None:
+    """`Lives In`, `lives-in` and `lives_in` are the same predicate."""
+    if predicate is None:
+        return None
+    key = re.sub(r"[^\w]+", "_", unicodedata.normalize("NFKC", predicate).casefold()).strip("_")
+    return key or None
+
+
+def object_key(value: str | None) -> str:
+    return normalise(value) if value else ""
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A stored fact near the new one, with its true cosine similarity in [-1, 1]."""
+
+    fact: Fact
+    cosine: float
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the pipeline decided before writing: the kind, the fact acted on, and why."""
+
+    kind: DecisionKind
+    matched: Fact | None
+    reason: str
+    retire: tuple[Fact, ...] = ()
+
+
+def quarantine_reason(fact: FactInput, settings: PipelineSettings) -> str | None:
+    """Why this input must be held for review, or None when it may go live."""
+    if not fact.trusted:
+        return "the caller marked the input untrusted"
+    if fact.source and fact.source.strip().casefold() in settings.untrusted_sources:
+        return f"source {fact.source!r} is configured as untrusted"
+    if looks_like_injection(fact.text):
+        return "the text reads as instructions aimed at the agent (possible prompt injection)"
+    return None
+
+
+def is_single_valued(predicate: str | None, settings: PipelineSettings) -> bool:
+    key = predicate_key(predicate)
+    return key is not None and key in settings.single_valued
+
+
+def decide(
+    fact: FactInput,
+    *,
+    settings: PipelineSettings,
+    near: Sequence[Neighbour],
+    same_slot: Sequence[Fact],
+) -> Verdict:
+    """Stages 3 to 6 for a fact that is not an exact duplicate of a live fact.
+
+    `near` holds live neighbours by cosine (best first); `same_slot` the active facts with the
+    same subject and predicate.
+    """
+    reason = quarantine_reason(fact, settings)
+    if reason is not None:
+        return Verdict(DecisionKind.QUARANTINE, None, reason)
+    new_object = object_key(fact.object)
+    for old in same_slot:
+        if fact.object and object_key(old.object) == new_object:
+            return Verdict(
+                _near_kind(settings),
+                old,
+                "same subject, predicate and object as an existing fact",
+            )
+    for neighbour in near:
+        if neighbour.cosine >= settings.near_duplicate_threshold:
+            if _contradicts(fact, neighbour.fact, settings) or not _same_words(fact, neighbour):
+                continue
+            return Verdict(
+                _near_kind(settings),
+                neighbour.fact,
+                f"near duplicate (cosine {neighbour.cosine:.3f} >= "
+                f"{settings.near_duplicate_threshold:.2f})",
+            )
+        break
+    if fact.object and is_single_valued(fact.predicate, settings):
+        retired = tuple(old for old in same_slot if object_key(old.object) != new_object)
+        if retired:
+            return Verdict(
+                DecisionKind.SUPERSEDE,
+                retired[0],
+                f"{predicate_key(fact.predicate)} holds one value: "
+                f"{retired[0].object!r} -> {fact.object!r}",
+                retired,
+            )
+    return Verdict(DecisionKind.INSERT, None, "new fact")
+
+
+def _near_kind(settings: PipelineSettings) -> DecisionKind:
+    return DecisionKind.MERGE if settings.near_duplicate_action == "merge" else DecisionKind.DEDUP
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
+
+
+def _same_words(fact: FactInput, neighbour: Neighbour) -> bool:
+    """Guard against vectors that agree only because of the shared situating prefix.
+
+    Index text starts with "[about X; session S; on DATE]", which pulls short, unrelated turns
+    of one conversation close together; a near duplicate must also share most of its words.
+    """
+    mine, theirs = _words(fact.text), _words(neighbour.fact.text)
+    if not mine or not theirs:
+        return False
+    return len(mine & theirs) / len(mine | theirs) >= 0.5
+
+
+def _contradicts(fact: FactInput, old: Fact, settings: PipelineSettings) -> bool:
+    """Near-identical wording with a different value ("lives in Paris" / "in Rome") is news."""
+    return (
+        is_single_valued(fact.predicate, settings)
+        and predicate_key(old.predicate) == predicate_key(fact.predicate)
+        and bool(fact.object)
+        and object_key(old.object) != object_key(fact.object)
+    )
