@@ -162,6 +162,17 @@ class Memory:
             if not created:  # lost a race to a concurrent writer of the same content
                 reason = "exact duplicate of a live fact in this scope"
                 return self._decided(tx, scope, DecisionKind.DEDUP, stored, stored, reason, actor)
+            if verdict.successor is not None:
+                store.retire(
+                    tx,
+                    scope=scope,
+                    old_id=stored.id,
+                    new_id=verdict.successor.id,
+                    reason=verdict.reason,
+                    valid_until=verdict.successor.valid_from,
+                    now=now,
+                )
+                stored = store.fact_in_tx(tx, scope, stored.id) or stored
             for old in verdict.retire:
                 store.retire(
                     tx,

@@ -75,6 +75,7 @@ class Verdict:
     matched: Fact | None
     reason: str
     retire: tuple[Fact, ...] = ()
+    successor: Fact | None = None
 
 
 def quarantine_reason(fact: FactInput, settings: PipelineSettings) -> str | None:
@@ -128,7 +129,21 @@ def decide(
             )
         break
     if fact.object and is_single_valued(fact.predicate, settings):
-        retired = tuple(old for old in same_slot if object_key(old.object) != new_object)
+        others = [old for old in same_slot if object_key(old.object) != new_object]
+        if fact.valid_from is not None:
+            later = [old for old in others if old.valid_from > fact.valid_from]
+            if later:
+                # Learned late: the new fact was true before the active one, so it joins the
+                # chain as its predecessor instead of retiring it.
+                first = min(later, key=lambda old: old.valid_from)
+                return Verdict(
+                    DecisionKind.INSERT,
+                    first,
+                    f"older than the active {predicate_key(fact.predicate)} fact "
+                    f"({first.object!r}); recorded as its predecessor",
+                    successor=first,
+                )
+        retired = tuple(others)
         if retired:
             return Verdict(
                 DecisionKind.SUPERSEDE,

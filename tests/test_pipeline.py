@@ -253,7 +253,7 @@ def test_concurrent_writers_of_the_same_content_yield_one_fact(
         try:
             barrier.wait()
             ids.append(memory.remember(scope, {"text": "Caroline adopted a puppy"}).id)
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=write) for _ in range(8)]
