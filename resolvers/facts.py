@@ -1,4 +1,8 @@
-"""Queries and mutations over single facts: remember, get, and the lifecycle operations."""
+"""Queries and mutations over single facts: remember, get, history and the lifecycle.
+
+Each resolver is one call into `graph.memory.Memory`; the role it asks for is the whole of
+its policy (readers read, writers write, admins review and purge).
+"""
 
 from __future__ import annotations
 
@@ -9,23 +13,177 @@ from strawberry.types import Info
 
 from resolvers.context import call, memory_for
 from resolvers.inputs import FactInput
-from resolvers.types import Fact, RememberResult, fact_or_none
+from resolvers.types import (
+    AuditEvent,
+    Fact,
+    FactPage,
+    Neighbour,
+    RememberResult,
+    fact_or_none,
+)
 
 
 @strawberry.type
 class FactQuery:
-    @strawberry.field(description="A fact by id; null when missing, forgotten or not valid asOf.")
+    @strawberry.field(
+        description="A fact by id; null when missing, forgotten, quarantined (unless asked "
+        "for) or not valid asOf."
+    )
     async def fact(
-        self, info: Info, scope: str, id: strawberry.ID, as_of: datetime | None = None
+        self,
+        info: Info,
+        scope: str,
+        id: strawberry.ID,
+        as_of: datetime | None = None,
+        include_quarantined: bool = False,
     ) -> Fact | None:
-        return fact_or_none(await call(memory_for(info, scope).get, scope, str(id), as_of=as_of))
+        role = "admin" if include_quarantined else "reader"
+        found = await call(
+            memory_for(info, scope, role).get,
+            scope,
+            str(id),
+            as_of=as_of,
+            include_quarantined=include_quarantined,
+        )
+        return fact_or_none(found)
+
+    @strawberry.field(
+        description="The supersede chain a fact belongs to, oldest to newest, retired rows "
+        "included; asOf keeps the rows that were already true then."
+    )
+    async def history(
+        self, info: Info, scope: str, id: strawberry.ID, as_of: datetime | None = None
+    ) -> list[Fact]:
+        chain = await call(memory_for(info, scope).history, scope, str(id), as_of=as_of)
+        return [Fact.from_domain(f) for f in chain]
+
+    @strawberry.field(description="Quarantined facts waiting for review, oldest first.")
+    async def review_queue(
+        self, info: Info, scope: str, first: int = 20, after: str | None = None
+    ) -> FactPage:
+        page = await call(
+            memory_for(info, scope, "admin").review_queue, scope, first=first, after=after
+        )
+        return FactPage.from_domain(page)
+
+    @strawberry.field(
+        description="Raw vector nearest neighbours of a fact (by id) or of a text, with their "
+        "cosine similarity; quarantined facts included. For reconciliation tools."
+    )
+    async def neighbours(
+        self,
+        info: Info,
+        scope: str,
+        id: strawberry.ID | None = None,
+        text: str | None = None,
+        k: int = 10,
+    ) -> list[Neighbour]:
+        found = await call(
+            memory_for(info, scope, "writer").neighbours,
+            scope,
+            fact_id=None if id is None else str(id),
+            text=text,
+            k=k,
+        )
+        return [Neighbour(fact=Fact.from_domain(f), cosine=score) for f, score in found]
+
+    @strawberry.field(description="Every recorded state change of a fact, oldest first.")
+    async def audit_trail(self, info: Info, scope: str, id: strawberry.ID) -> list[AuditEvent]:
+        events = await call(memory_for(info, scope, "admin").audit_trail, scope, str(id))
+        return [AuditEvent.from_domain(e) for e in events]
 
 
 @strawberry.type
 class FactMutation:
-    @strawberry.mutation(description="Write a fact through the conflict pipeline.")
-    async def remember(self, info: Info, scope: str, fact: FactInput) -> RememberResult:
+    @strawberry.mutation(
+        description="Write a fact through the conflict pipeline and say what it decided. "
+        "pipeline: false is the straight-through path (validation and exact dedup only)."
+    )
+    async def remember(
+        self, info: Info, scope: str, fact: FactInput, pipeline: bool | None = None
+    ) -> RememberResult:
         decision = await call(
-            memory_for(info, scope, "writer").remember_with_decision, scope, fact.to_domain()
+            memory_for(info, scope, "writer").remember_with_decision,
+            scope,
+            fact.to_domain(),
+            actor=_actor(info),
+            pipeline=pipeline,
         )
         return RememberResult.from_domain(decision)
+
+    @strawberry.mutation(description="Replace an active fact with a new one and chain them.")
+    async def supersede(
+        self,
+        info: Info,
+        scope: str,
+        id: strawberry.ID,
+        fact: FactInput,
+        reason: str = "superseded by the caller",
+    ) -> RememberResult:
+        decision = await call(
+            memory_for(info, scope, "writer").supersede,
+            scope,
+            str(id),
+            fact.to_domain(),
+            reason=reason,
+            actor=_actor(info),
+        )
+        return RememberResult.from_domain(decision)
+
+    @strawberry.mutation(description="Soft delete: hidden from reads, kept in history.")
+    async def forget(
+        self, info: Info, scope: str, id: strawberry.ID, reason: str = "forgotten"
+    ) -> Fact:
+        fact = await call(
+            memory_for(info, scope, "writer").forget,
+            scope,
+            str(id),
+            reason=reason,
+            actor=_actor(info),
+        )
+        return Fact.from_domain(fact)
+
+    @strawberry.mutation(
+        description="Hard delete of the fact, its vector and text; the audit keeps only the id "
+        "and the reason. False when there was nothing to purge."
+    )
+    async def purge(self, info: Info, scope: str, id: strawberry.ID, reason: str) -> bool:
+        return await call(
+            memory_for(info, scope, "admin").purge,
+            scope,
+            str(id),
+            reason=reason,
+            actor=_actor(info),
+        )
+
+    @strawberry.mutation(description="Promote a quarantined fact after review.")
+    async def validate(
+        self, info: Info, scope: str, id: strawberry.ID, reason: str = "validated"
+    ) -> RememberResult:
+        decision = await call(
+            memory_for(info, scope, "admin").validate,
+            scope,
+            str(id),
+            reason=reason,
+            actor=_actor(info),
+        )
+        return RememberResult.from_domain(decision)
+
+    @strawberry.mutation(description="Refuse a quarantined fact; it is kept as forgotten.")
+    async def reject(
+        self, info: Info, scope: str, id: strawberry.ID, reason: str = "rejected"
+    ) -> Fact:
+        fact = await call(
+            memory_for(info, scope, "admin").reject,
+            scope,
+            str(id),
+            reason=reason,
+            actor=_actor(info),
+        )
+        return Fact.from_domain(fact)
+
+
+def _actor(info: Info) -> str:
+    """Who the audit trail names: the API key's id when keys are in use, else `graphql`."""
+    principal = getattr(info.context["request"].state, "principal", None)
+    return str(getattr(principal, "id", None) or "graphql")

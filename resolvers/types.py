@@ -10,6 +10,8 @@ import strawberry
 from strawberry.scalars import JSON
 
 from graph import facts as domain
+from graph import store
+from graph.cursors import Page
 
 
 @strawberry.enum(description="Lifecycle of a fact; only active facts are visible to normal reads.")
@@ -106,4 +108,41 @@ class RememberResult:
             fact=Fact.from_domain(decision.fact),
             matched=fact_or_none(decision.matched),
             reason=decision.reason,
+        )
+
+
+@strawberry.type(description="One page of facts; pass nextCursor as `after` for the next.")
+class FactPage:
+    items: list[Fact]
+    next_cursor: str | None
+
+    @classmethod
+    def from_domain(cls, page: Page[domain.Fact]) -> FactPage:
+        return cls(items=[Fact.from_domain(f) for f in page.items], next_cursor=page.next_cursor)
+
+
+@strawberry.type(description="A stored fact near another, with the raw cosine similarity.")
+class Neighbour:
+    fact: Fact
+    cosine: float
+
+
+@strawberry.type(description="One state change of a fact: who, what, why and when.")
+class AuditEvent:
+    id: strawberry.ID
+    fact_id: strawberry.ID
+    kind: str
+    actor: str
+    reason: str
+    at: datetime
+
+    @classmethod
+    def from_domain(cls, event: store.AuditEvent) -> AuditEvent:
+        return cls(
+            id=strawberry.ID(event.id),
+            fact_id=strawberry.ID(event.fact_id),
+            kind=event.kind,
+            actor=event.actor,
+            reason=event.reason,
+            at=event.at,
         )
