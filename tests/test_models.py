@@ -1,0 +1,43 @@
+"""The neomodel classes describe the graph the pipeline writes, and read it back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph import models
+from graph.db import Database
+from graph.memory import Memory
+
+
+def test_a_supersede_chain_reads_back_through_the_object_mapper(
+    memory: Memory, db: Database, scope: str
+) -> None:
+    old = memory.remember(
+        scope,
+        {
+            "text": "Ana lives in Porto",
+            "subject": "Ana",
+            "predicate": "lives_in",
+            "object": "Porto",
+            "tags": ["home"],
+        },
+    )
+    new = memory.remember(
+        scope,
+        {
+            "text": "Ana lives in Braga",
+            "subject": "Ana",
+            "predicate": "lives_in",
+            "object": "Braga",
+        },
+    )
+    models.bind(db)
+    node: Any = models.Fact.nodes.get(uid=new.id, scope=scope)
+    assert node.status == "active"
+    previous: Any
+    (previous,) = node.supersedes.all()
+    assert previous.uid == old.id and previous.status == "superseded"
+    assert "Porto" in node.supersedes.relationship(previous).reason
+    assert sorted(e.canonical for e in previous.entities.all()) == ["ana", "porto"]
+    assert [t.name for t in previous.tagged.all()] == ["home"]
+    assert previous.valid_to == new.valid_from
