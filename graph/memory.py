@@ -7,13 +7,13 @@ names its scope first. It holds the order of operations; the storage details are
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph import store, validation
+from graph import browse, contexts, store, validation
 from graph.clock import Clock, system_clock
 from graph.config import Settings
 from graph.cursors import Page, decode_cursor, encode_cursor
@@ -567,6 +567,73 @@ class Memory:
                 if resolved is not None:
                     refs.append(EntityRef(role, resolved))
         return refs
+
+    # -- browsing (issue 5; logic in graph/browse/ and graph/contexts.py) ------------------
+    def lexical_search(
+        self,
+        scope: str,
+        query: str,
+        *,
+        limit: int = 10,
+        exclude_ids: Iterable[str] | None = None,
+        include_entities: bool = True,
+    ) -> list[browse.LexicalHit]:
+        """Case-insensitive substring search, newest first; no embedding involved."""
+        return browse.lexical_search(
+            self.db,
+            scope,
+            query,
+            limit=limit,
+            exclude_ids=exclude_ids,
+            include_entities=include_entities,
+            clock=self.clock,
+        )
+
+    def timeline(
+        self,
+        scope: str,
+        *,
+        first: int = browse.DEFAULT_PAGE,
+        after: str | None = None,
+        partition: str | None = None,
+        session_id: str | None = None,
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        exclude_ids: Iterable[str] | None = None,
+    ) -> browse.TimelinePage:
+        """Active facts newest first (valid, then recorded time), paged by opaque cursors."""
+        return browse.timeline(
+            self.db,
+            scope,
+            first=first,
+            after=after,
+            partition=partition,
+            session_id=session_id,
+            since=since,
+            until=until,
+            exclude_ids=exclude_ids,
+            clock=self.clock,
+        )
+
+    def node(
+        self, scope: str, node_id: str, *, neighbours: bool = True, limit: int = 25
+    ) -> browse.BrowseNode | None:
+        """A fact or entity (`entity:<canonical>`) with neighbour references; None if unknown."""
+        return browse.get_node(self.db, scope, node_id, neighbours=neighbours, limit=limit)
+
+    def context(self, scope: str, context_id: str) -> contexts.ConversationContext:
+        """What a conversation context holds (recalled and pinned ids); empty when unknown."""
+        return contexts.get_context(self.db, scope, context_id)
+
+    def pin(
+        self, scope: str, context_id: str, fact_ids: Iterable[str]
+    ) -> contexts.ConversationContext:
+        return contexts.pin(self.db, scope, context_id, fact_ids, clock=self.clock)
+
+    def unpin(
+        self, scope: str, context_id: str, fact_ids: Iterable[str]
+    ) -> contexts.ConversationContext:
+        return contexts.unpin(self.db, scope, context_id, fact_ids, clock=self.clock)
 
 
 _LIVE = ("active", "quarantined")

@@ -1,0 +1,83 @@
+"""Lexical search: case-insensitive substring match, with no embedding involved.
+
+It works with the vector side switched off and finds exact strings (ids, codes, names) that
+ranked search may miss. Matching runs on the TEXT indexes over lowercased copies of a fact
+(`fact_lexical`) and of an entity's name and aliases (`entity_lexical`); a fact also matches
+through the names and aliases of the entities it mentions. Results are newest first (valid
+time, then recorded time), not ranked by match quality: a substring either matches or not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.browse.common import check_exclude_ids, check_limit, preview
+from graph.clock import Clock, system_clock
+from graph.db import Database
+from graph.facts import _native
+from graph.validation import check_scope
+
+MAX_NEEDLE_CHARS = 512
+
+
+@dataclass(frozen=True)
+class LexicalHit:
+    """A reference to a matching node: fetch the fact or node by id for more."""
+
+    id: str
+    type: str  # "fact" or "entity"
+    preview: str
+    time: datetime | None
+
+
+def lexical_search(
+    db: Database,
+    scope: str,
+    query: str,
+    *,
+    limit: int = 10,
+    exclude_ids: Iterable[str] | None = None,
+    include_entities: bool = True,
+    clock: Clock = system_clock,
+) -> list[LexicalHit]:
+    """Active facts (and entities) whose text contains `query`, newest first.
+
+    An empty or blank query gives no results rather than everything.
+    """
+    check_scope(scope)
+    check_limit(limit, "limit")
+    excluded = check_exclude_ids(exclude_ids)
+    needle = (query or "").strip().casefold()[:MAX_NEEDLE_CHARS]
+    if not needle:
+        return []
+    params: dict[str, Any] = {
+        "scope": scope,
+        "needle": needle,
+        "exclude_ids": excluded,
+        "limit": limit,
+        "now": clock(),
+    }
+    hits = [
+        LexicalHit(id=r["id"], type="fact", preview=preview(r["text"]), time=_native(r["time"]))
+        for r in db.read("browse_lexical", params)
+    ]
+    if include_entities:
+        hits.extend(
+            LexicalHit(
+                id=r["id"],
+                type="entity",
+                preview=preview("; ".join([r["name"], *r["aliases"]])),
+                time=_native(r["time"]),
+            )
+            for r in db.read("browse_lexical_entities", params)
+        )
+        hits.sort(key=_newest_first)
+    return hits[:limit]
+
+
+def _newest_first(hit: LexicalHit) -> float:
+    """Sort key; the sort is stable, so facts keep their tie order and precede entities."""
+    return -(hit.time.timestamp() if hit.time is not None else float("-inf"))
