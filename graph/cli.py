@@ -34,21 +34,28 @@ def ensure_neo4j(settings: Settings) -> None:
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
-    from resolvers.app import create_app
+    from graph.access import auth_required
+    from graph.logs import setup_logging
+    from resolvers.app import create_app, describe_auth
 
     settings = settings.with_overrides(
         host=args.host or settings.host, port=args.port or settings.port
     )
+    required = auth_required(settings.auth, settings.host)  # refuses auth=off on a public bind
     ensure_neo4j(settings)
     print(
         f"factgraph: GraphQL (GraphiQL in a browser) at http://{settings.host}:{settings.port}/graphql",
         file=sys.stderr,
     )
+    print(f"factgraph: {describe_auth(required, settings.host)}", file=sys.stderr)
+    setup_logging(args.log_level, settings.log_format)
     uvicorn.run(
         create_app(settings=settings),
         host=settings.host,
         port=settings.port,
         log_level=args.log_level,
+        log_config=None,  # keep the JSON handlers set up above
+        access_log=False,  # resolvers.observe writes one structured line per request
     )
     return 0
 
@@ -155,6 +162,18 @@ def _register_bulk(
 
 
 _EXTRA_COMMANDS.append(_register_bulk)
+
+
+def _register_keys(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], handlers: dict[str, Handler]
+) -> None:
+    """keys create | list | revoke (graph/keys_cli.py)."""
+    from graph.keys_cli import register
+
+    register(sub, handlers)
+
+
+_EXTRA_COMMANDS.append(_register_keys)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

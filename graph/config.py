@@ -132,6 +132,10 @@ class Settings:
     port: int = 8000
     contextual_indexing: str = "late-chunk"
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
+    # Security and operations (issue 9): see README "Security" and "Operations".
+    auth: str = "auto"  # auto: keys required unless bound to loopback | required | off
+    max_body_bytes: int = 1_048_576
+    log_format: str = "json"
 
     @property
     def uses_local_neo4j(self) -> bool:
@@ -181,7 +185,17 @@ class Settings:
             port=_env_int("FACTGRAPH_PORT", 8000),
             contextual_indexing=indexing,
             pipeline=PipelineSettings.from_env(),
+            auth=_choice("FACTGRAPH_AUTH", "auto", ("auto", "required", "off")),
+            max_body_bytes=_env_int("FACTGRAPH_MAX_BODY_BYTES", 1_048_576),
+            log_format=_choice("FACTGRAPH_LOG_FORMAT", "json", ("json", "text")),
         )
+
+
+def _choice(name: str, default: str, allowed: tuple[str, ...]) -> str:
+    value = _env(name, default).strip().lower()
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value
 
 
 def env_flag(name: str, default: bool = False) -> bool:

@@ -1,27 +1,38 @@
-"""The Starlette application: GraphQL at /graphql (GraphiQL in a browser) and /healthz.
+"""The Starlette application: GraphQL at /graphql (GraphiQL in a browser), /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
+Every request passes the same middlewares (resolvers/observe.py): request id and access log,
+body-size limit, API-key check; `app.state.gate` says whether keys are required.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
 
+from graph import metrics
+from graph.access import auth_required
+from graph.apikeys import KeyStore
 from graph.config import Settings
+from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
-from resolvers.context import memory_of
+from resolvers.context import Gate, memory_of
+from resolvers.observe import AuthMiddleware, BodyLimit, RequestObserver, error_body
 from resolvers.schema import schema
+
+log = logging.getLogger("factgraph")
 
 
 async def healthz(request: Request) -> Response:
@@ -33,17 +44,69 @@ async def root(_: Request) -> Response:
     return RedirectResponse("/graphql")
 
 
-def create_app(memory: Memory | None = None, settings: Settings | None = None) -> Starlette:
-    """Build the ASGI app; with `memory` given, the caller owns its lifetime."""
+async def metrics_page(_: Request) -> Response:
+    return Response(metrics.render(), media_type=metrics.CONTENT_TYPE)
+
+
+_STATUS_OF_ERROR: tuple[tuple[type[FactgraphError], int], ...] = (
+    (ValidationError, 400),
+    (NotFound, 404),
+    (Conflict, 409),
+    (DatabaseUnavailable, 503),
+)
+
+
+async def factgraph_error(request: Request, exc: Exception) -> Response:
+    """REST handlers raise; this answers with the status the error stands for, never a trace."""
+    assert isinstance(exc, FactgraphError)
+    status = getattr(exc, "http_status", None) or next(
+        (code for kind, code in _STATUS_OF_ERROR if isinstance(exc, kind)), 500
+    )
+    message = str(exc) if status != 500 else "Internal server error"
+    if status == 500:
+        log.error("unexpected %s", type(exc).__name__, exc_info=exc)
+    body = error_body(
+        request.url.path, exc.code, message, request.scope.get("factgraph.request_id")
+    )
+    headers = {"Retry-After": "5"} if status == 503 else None
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+def describe_auth(required: bool, host: str) -> str:
+    if required:
+        return "authentication: REQUIRED (API keys; create one with `factgraph keys create`)"
+    return (
+        f"authentication: OFF (bound to loopback {host}; only local callers are served; "
+        "set FACTGRAPH_AUTH=required to demand API keys)"
+    )
+
+
+def create_app(
+    memory: Memory | None = None,
+    settings: Settings | None = None,
+    *,
+    require_auth: bool | None = None,
+) -> Starlette:
+    """Build the ASGI app; with `memory` given, the caller owns its lifetime.
+
+    Whether API keys are required follows FACTGRAPH_AUTH and the bind address
+    (`graph.access.auth_required`) unless `require_auth` says so explicitly.
+    """
+    config = settings or (memory.settings if memory is not None else Settings.from_env())
+    required = auth_required(config.auth, config.host) if require_auth is None else require_auth
+    gate = Gate(required=required, keys=KeyStore(memory.db) if memory is not None else None)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
+        log.info(describe_auth(required, config.host), extra={"auth_required": required})
         if memory is not None:
             app.state.memory = memory
             yield {}
             return
-        owned = await run_in_threadpool(Memory.connect, settings or Settings.from_env())
+        owned = await run_in_threadpool(Memory.connect, config)
+        metrics.instrument(owned.db)
         app.state.memory = owned
+        gate.keys = KeyStore(owned.db)
         try:
             yield {}
         finally:
@@ -53,9 +116,22 @@ def create_app(memory: Memory | None = None, settings: Settings | None = None) -
     routes = [
         Route("/", root),
         Route("/healthz", healthz),
+        Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    middleware = [
+        Middleware(RequestObserver),
+        Middleware(BodyLimit, limit=config.max_body_bytes),
+        Middleware(AuthMiddleware, gate=gate),
+    ]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=middleware,
+        exception_handlers={FactgraphError: factgraph_error},
+    )
+    app.state.gate = gate
     if memory is not None:
         app.state.memory = memory
+        metrics.instrument(memory.db)
     return app

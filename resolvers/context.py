@@ -1,18 +1,25 @@
-"""How a resolver reaches the memory service, and runs its blocking calls off the event loop.
+"""How a resolver reaches the memory service, who may use it, and running blocking calls.
 
 `Memory` is synchronous (it is also a plain Python library); resolvers are async and hand each
 call to Starlette's thread pool so one slow query never stalls the server.
+
+Access control lives here and only here: GraphQL resolvers call `memory_for(info, scope, role)`,
+REST handlers call `authorize_request(request, scope, role)`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import ParamSpec, TypeVar
 
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
+from starlette.types import Scope
 from strawberry.types import Info
 
+from graph.access import ApiKey, Role, Unauthenticated, check, is_loopback
+from graph.apikeys import KeyStore
 from graph.memory import Memory
 
 P = ParamSpec("P")
@@ -38,9 +45,66 @@ def memory_for(info: Info, scope: str, role: str = "reader") -> Memory:
     return memory(info)
 
 
-def authorize(request: Request, scope: str, role: str) -> None:
-    """Raise when the request may not use `scope` with `role`. Open until keys are configured."""
-    return None
+@dataclass
+class Gate:
+    """The access-control state of one app: is a key required, and where keys are verified."""
+
+    required: bool
+    keys: KeyStore | None = None
+
+
+def principal_of(request: HTTPConnection) -> ApiKey | None:
+    """The verified API key of this request (`request.state.principal`), if any."""
+    key: ApiKey | None = getattr(request.state, "principal", None)
+    return key
+
+
+def set_principal(scope: Scope, key: ApiKey) -> None:
+    """Store a verified key where `principal_of` (and `request.state.principal`) find it."""
+    scope.setdefault("state", {})["principal"] = key
+
+
+def api_key_of(request: HTTPConnection) -> str | None:
+    """The key a caller sent: `Authorization: Bearer <key>` or `X-API-Key: <key>`."""
+    header = request.headers.get("authorization")
+    if header and header[:7].lower() == "bearer ":
+        return header[7:].strip() or None
+    return request.headers.get("x-api-key") or None
+
+
+def from_loopback(request: HTTPConnection) -> bool:
+    return request.client is not None and is_loopback(request.client.host)
+
+
+def authorize(request: HTTPConnection, scope: str | None, role: str | Role = "reader") -> None:
+    """Raise Unauthenticated (401) or Forbidden (403) unless the caller may use `scope` as `role`.
+
+    The key itself was verified (off the event loop) by `resolvers.observe.AuthMiddleware`
+    before the request reached any route; this check is pure and costs nothing. With auth off
+    (only allowed on a loopback bind) every local caller may do everything, and callers from any
+    other address are refused even if the bind address was misreported.
+    """
+    gate: Gate = request.app.state.gate
+    if not gate.required:
+        if not from_loopback(request):
+            raise Unauthenticated("this server runs without API keys and only answers localhost")
+        return
+    key = principal_of(request)
+    if key is None:
+        raise Unauthenticated(
+            "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'"
+        )
+    check(key, scope, role)
+
+
+def authorize_request(request: Request, scope: str | None, role: str | Role = "reader") -> None:
+    """REST's access check: call first thing in a REST handler, before touching `scope`.
+
+    Raises `graph.access.Unauthenticated` / `Forbidden`; the app's exception handlers turn
+    them into 401 / 403 JSON answers (as they turn DatabaseUnavailable into 503), so a handler
+    needs no try/except: `authorize_request(request, scope, "writer")`.
+    """
+    authorize(request, scope, role)
 
 
 async def call(func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

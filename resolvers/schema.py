@@ -12,11 +12,17 @@ from strawberry.tools import merge_types
 from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
+from resolvers.limits import graphql_limits
+from resolvers.observe import HttpStatus, Observe
 
 Query = merge_types("Query", (HealthQuery, FactQuery))
 Mutation = merge_types("Mutation", (FactMutation,))
 
-schema = strawberry.Schema(query=Query, mutation=Mutation, extensions=[ShapeErrors])
+schema = strawberry.Schema(
+    query=Query,
+    mutation=Mutation,
+    extensions=[*graphql_limits(), ShapeErrors, Observe, HttpStatus],
+)
 
 
 def print_schema() -> str:

@@ -1,0 +1,120 @@
+"""Who may do what: roles, the auth mode of a server, and the scope/role check.
+
+A caller presents an API key bound to a set of scopes and one role. Roles are ordered
+reader < writer < admin; an operation names the least role it needs (purge, validate, reject
+and import need admin). The answers are deliberately terse: a key used outside its scopes gets
+the same 403 whether the other scope exists, is empty or is full, so nothing leaks about it.
+"""
+
+from __future__ import annotations
+
+import enum
+import ipaddress
+from dataclasses import dataclass
+from datetime import datetime
+
+from graph.errors import FactgraphError
+
+ANY_SCOPE = "*"
+
+
+class Role(enum.IntEnum):
+    READER = 1
+    WRITER = 2
+    ADMIN = 3
+
+    @classmethod
+    def parse(cls, value: str | Role) -> Role:
+        if isinstance(value, Role):
+            return value
+        try:
+            return cls[str(value).strip().upper()]
+        except KeyError:
+            raise ValueError(f"role must be reader, writer or admin, got {value!r}") from None
+
+    @property
+    def label(self) -> str:
+        return self.name.lower()
+
+
+class Unauthenticated(FactgraphError):
+    """No key, or a key that is unknown or revoked: HTTP 401."""
+
+    code = "UNAUTHENTICATED"
+    http_status = 401
+
+
+class Forbidden(FactgraphError):
+    """A valid key used outside its scopes or above its role: HTTP 403."""
+
+    code = "FORBIDDEN"
+    http_status = 403
+
+
+SCOPE_FORBIDDEN = "this API key may not use the requested scope"
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A stored key as the service sees it; the secret itself is never kept."""
+
+    id: str
+    scopes: tuple[str, ...]
+    role: Role
+    label: str | None
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+    @property
+    def revoked(self) -> bool:
+        return self.revoked_at is not None
+
+    def allows_scope(self, scope: str) -> bool:
+        return ANY_SCOPE in self.scopes or scope in self.scopes
+
+
+def check(key: ApiKey, scope: str | None, role: Role | str) -> None:
+    """Raise Forbidden unless `key` may act on `scope` (None: no scope involved) as `role`.
+
+    The scope is checked first so a key outside it learns nothing, not even the role needed.
+    """
+    if scope is not None and not key.allows_scope(scope):
+        raise Forbidden(SCOPE_FORBIDDEN)
+    needed = Role.parse(role)
+    if key.role < needed:
+        raise Forbidden(
+            f"this API key has role {key.role.label}; the operation needs {needed.label}"
+        )
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost, 127.0.0.0/8 and ::1 (the only binds where auth may be off)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+AUTH_MODES = ("auto", "required", "off")
+
+
+def auth_required(mode: str, host: str) -> bool:
+    """Whether a server bound to `host` must demand API keys under FACTGRAPH_AUTH=`mode`.
+
+    `auto` requires keys unless the bind address is loopback; `off` is refused for any other
+    bind address, because then anyone who can reach the port could read every scope.
+    """
+    if mode not in AUTH_MODES:
+        raise ValueError(f"FACTGRAPH_AUTH must be one of {', '.join(AUTH_MODES)}, got {mode!r}")
+    if mode == "required":
+        return True
+    if not is_loopback(host):
+        if mode == "off":
+            raise ValueError(
+                f"FACTGRAPH_AUTH=off is only allowed for a server bound to localhost, not "
+                f"{host!r}: create a key with `factgraph keys create` instead"
+            )
+        return True
+    return False

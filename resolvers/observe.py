@@ -1,0 +1,299 @@
+"""What wraps every request: request id, access log, metrics, body limit, API-key check.
+
+These are plain ASGI middlewares (no per-request thread, no buffering) so they apply to every
+route at once: GraphQL, REST, /healthz. Two GraphQL extensions complete them: `Observe` traces
+each top-level field and counts pipeline decisions; `HttpStatus` turns access and availability
+errors into 401 / 403 / 503 instead of a 200 carrying an error.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Iterator
+from inspect import isawaitable
+from typing import Any
+
+from graphql import GraphQLError, GraphQLResolveInfo
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.requests import HTTPConnection
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from strawberry.extensions import SchemaExtension
+
+from graph import metrics, tracing
+from graph.access import Forbidden, Unauthenticated
+from graph.errors import DatabaseUnavailable, FactgraphError
+from resolvers.context import Gate, api_key_of, set_principal
+from resolvers.types import RememberResult
+
+access_log = logging.getLogger("factgraph.access")
+log = logging.getLogger("factgraph.http")
+
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_KNOWN_ROUTES = frozenset({"/", "/graphql", "/healthz", "/metrics"})
+
+
+def route_label(path: str) -> str:
+    """A bounded label for metrics: known routes as-is, REST by its first three segments."""
+    if path in _KNOWN_ROUTES:
+        return path
+    if path.startswith("/api/"):
+        return "/" + "/".join(path.strip("/").split("/")[:3])
+    return "other"
+
+
+def error_body(path: str, code: str, message: str, request_id: str | None) -> bytes:
+    """GraphQL-shaped errors on /graphql, `{"error": {...}}` elsewhere; never a traceback."""
+    detail: dict[str, Any] = {"code": code, "message": message}
+    if request_id:
+        detail["request_id"] = request_id
+    if path.startswith("/graphql"):
+        extensions = {k: v for k, v in detail.items() if k != "message"}
+        return json.dumps({"errors": [{"message": message, "extensions": extensions}]}).encode()
+    return json.dumps({"error": detail}).encode()
+
+
+async def send_error(
+    scope: Scope, send: Send, status: int, code: str, message: str, **headers: str
+) -> None:
+    body = error_body(scope.get("path", ""), code, message, scope.get("factgraph.request_id"))
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    raw += [(k.replace("_", "-").lower().encode(), v.encode()) for k, v in headers.items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+class RequestObserver:
+    """Outermost layer: X-Request-ID in and out, one JSON access-log line, HTTP metrics.
+
+    An exception nothing else handled becomes a 500 whose body names the request id (so an
+    operator can find the traceback in the log) and nothing else.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = HTTPConnection(scope).headers.get("x-request-id", "")
+        rid = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
+        scope["factgraph.request_id"] = rid
+        token = tracing.request_id.set(rid)
+        started = time.perf_counter()
+        status = 500
+        response_started = False
+
+        async def observed_send(message: Message) -> None:
+            nonlocal status, response_started
+            if message["type"] == "http.response.start":
+                response_started = True
+                status = int(message["status"])
+                MutableHeaders(scope=message).append("X-Request-ID", rid)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, observed_send)
+        except Exception:
+            log.exception("unhandled error in %s %s", scope["method"], scope["path"])
+            if not response_started:
+                await send_error(
+                    scope, observed_send, 500, "INTERNAL_SERVER_ERROR", "Internal server error"
+                )
+        finally:
+            elapsed = time.perf_counter() - started
+            route = route_label(scope["path"])
+            metrics.HTTP_REQUESTS.labels(route, scope["method"], str(status)).inc()
+            metrics.HTTP_LATENCY.labels(route, scope["method"]).observe(elapsed)
+            client = scope.get("client")
+            access_log.info(
+                "%s %s %s",
+                scope["method"],
+                scope["path"],
+                status,
+                extra={
+                    "method": scope["method"],
+                    "path": scope["path"],
+                    "status": status,
+                    "duration_ms": round(elapsed * 1000, 2),
+                    "client": client[0] if client else None,
+                },
+            )
+            tracing.request_id.reset(token)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse request bodies over `limit` bytes with 413, whether announced or streamed."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = HTTPConnection(scope).headers.get("content-length")
+        if declared is not None:
+            if not declared.isdigit():
+                await send_error(scope, send, 400, "BAD_REQUEST", "invalid Content-Length")
+                return
+            if int(declared) > self.limit:
+                await self._refuse(scope, send)
+                return
+        received = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise _TooLarge
+            return message
+
+        async def tracked_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracked_send)
+        except _TooLarge:
+            if not started:
+                await self._refuse(scope, send)
+
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        await send_error(
+            scope,
+            send,
+            413,
+            "PAYLOAD_TOO_LARGE",
+            f"request body larger than {self.limit} bytes (FACTGRAPH_MAX_BODY_BYTES)",
+        )
+
+
+class AuthMiddleware:
+    """Verify the API key of requests to /graphql and /api/ before they reach a route.
+
+    The key is looked up in the thread pool (a Neo4j read on a cache miss), never on the event
+    loop, and stored in the ASGI scope for `resolvers.context.authorize` to check scope and
+    role. The GraphiQL page itself (a GET without a query) needs no key.
+    """
+
+    def __init__(self, app: ASGIApp, gate: Gate) -> None:
+        self.app = app
+        self.gate = gate
+
+    def _protected(self, scope: Scope) -> bool:
+        path: str = scope["path"]
+        if path.startswith("/api/"):
+            return True
+        if path == "/graphql":
+            return not (scope["method"] == "GET" and not scope.get("query_string"))
+        return False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self.gate.required or not self._protected(scope):
+            await self.app(scope, receive, send)
+            return
+        keys = self.gate.keys
+        try:
+            if keys is None:
+                raise DatabaseUnavailable("the service is starting; retry shortly")
+            key = await run_in_threadpool(keys.authenticate, api_key_of(HTTPConnection(scope)))
+        except Unauthenticated as exc:
+            metrics.AUTH_FAILURES.labels(exc.code).inc()
+            await send_error(scope, send, 401, exc.code, str(exc), www_authenticate="Bearer")
+            return
+        except DatabaseUnavailable as exc:
+            await send_error(scope, send, 503, exc.code, str(exc), retry_after="5")
+            return
+        set_principal(scope, key)
+        await self.app(scope, receive, send)
+
+
+# -- GraphQL -------------------------------------------------------------------------------
+_STATUS_OF_CODE = {
+    DatabaseUnavailable.code: 503,
+    Unauthenticated.code: 401,
+    Forbidden.code: 403,
+}
+
+
+def _code(error: GraphQLError) -> str | None:
+    original = error.original_error
+    if isinstance(original, FactgraphError):
+        return original.code
+    code = (error.extensions or {}).get("code")
+    return code if isinstance(code, str) else None
+
+
+class HttpStatus(SchemaExtension):
+    """401 / 403 / 503 for a GraphQL answer whose errors say so (worst first), else 200."""
+
+    def on_operation(self) -> Iterator[None]:
+        yield
+        result = self.execution_context.result
+        errors = getattr(result, "errors", None) if result is not None else None
+        if not errors:
+            return
+        codes = {_code(e) for e in errors}
+        for code, status in sorted(_STATUS_OF_CODE.items(), key=lambda item: -item[1]):
+            if code in codes:
+                if code in (Unauthenticated.code, Forbidden.code):
+                    metrics.AUTH_FAILURES.labels(code).inc()
+                response = self.execution_context.context.get("response")
+                if response is not None:
+                    response.status_code = status
+                return
+
+
+def _count_decisions(result: object) -> None:
+    if isinstance(result, RememberResult):
+        metrics.record_decision(str(result.kind.value))
+    elif isinstance(result, list):
+        for item in result:
+            if isinstance(item, RememberResult):
+                metrics.record_decision(str(item.kind.value))
+
+
+async def _traced(name: str, pending: Awaitable[object]) -> object:
+    with tracing.span(name):
+        result = await pending
+    _count_decisions(result)
+    return result
+
+
+class Observe(SchemaExtension):
+    """A `graphql.<field>` span around each top-level field; counts pipeline decisions."""
+
+    def resolve(
+        self,
+        _next: Callable[..., object],
+        root: object,
+        info: GraphQLResolveInfo[Any],
+        *args: Any,
+        **kwargs: Any,
+    ) -> object:
+        if info.path.prev is not None:
+            return _next(root, info, *args, **kwargs)
+        name = f"graphql.{info.field_name}"
+        started = time.perf_counter()
+        result = _next(root, info, *args, **kwargs)
+        if isawaitable(result):
+            return _traced(name, result)
+        tracing.record(name, time.perf_counter() - started)
+        _count_decisions(result)
+        return result
