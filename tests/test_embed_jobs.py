@@ -139,7 +139,7 @@ def test_reembed_replaces_vectors_of_another_model_in_resumable_batches(
     bulk: Memory, scope: str, embedder: Embedder, settings: Settings, tmp_path: Path
 ) -> None:
     facts = [FactInput(text=f"Audrey walked her dogs on day {i}") for i in range(5)]
-    ids = [bulk.remember(scope, fact).id for fact in facts]
+    ids = [bulk.remember(scope, fact, pipeline=False).id for fact in facts]  # no near-dup merge
     bulk.db.driver.execute_query(
         "MATCH (f:Fact {scope: $scope}) "
         "SET f.embedder = 'old-model@384', f.embedding = [x IN f.embedding | 0.0 - x]",

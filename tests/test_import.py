@@ -65,8 +65,7 @@ def test_fast_import_writes_the_same_nodes_and_links_as_remember(
         "recorded_at": T0,
     }
     load(bulk, write_jsonl(tmp_path / "one.jsonl", [row]), scope=scope, fast=True)
-    stored_vector = next(iter(snapshot(bulk.db, scope).facts.values()))["embedding"]
-    bulk.remember(other_scope, FactInput(**_as_input(row), embedding=tuple(stored_vector)))
+    bulk.remember(other_scope, FactInput(**_as_input(row)))
 
     imported, remembered = snapshot(bulk.db, scope), snapshot(bulk.db, other_scope)
     (a,), (b,) = imported.facts.values(), remembered.facts.values()
@@ -114,7 +113,7 @@ def test_importing_the_same_file_twice_adds_nothing(
 
 
 def test_pipeline_import_goes_through_remember_and_is_idempotent_too(
-    bulk: Memory, scope: str, tmp_path: Path
+    bulk: Memory, scope: str, embedder: Embedder, tmp_path: Path
 ) -> None:
     bulk.remember(scope, FactInput(text="Joanna works at the library"))
     path = write_jsonl(
@@ -133,6 +132,7 @@ def test_pipeline_import_goes_through_remember_and_is_idempotent_too(
     assert (second.inserted, second.unchanged) == (0, 1)
     assert count(bulk.db, scope) == 2
     assert snapshot(bulk.db, scope).facts.keys() == before.facts.keys()
+    assert {f["embedder"] for f in before.facts.values()} == {embedder.id}
 
 
 def test_bad_rows_are_reported_with_line_and_reason_and_the_rest_is_imported(
@@ -267,6 +267,7 @@ def test_missing_vectors_are_computed_by_the_model_and_supplied_ones_kept(
     assert cosine(computed["embedding"], expected) > 0.999
     assert computed["embedder"] == embedder.id
     assert facts[f"supplied-{scope}"]["embedding"] == supplied
+    assert facts[f"supplied-{scope}"]["embedder"] == "supplied"  # as `remember` records it
 
 
 def test_exact_duplicates_of_live_facts_are_absorbed_without_reinforcing_them(

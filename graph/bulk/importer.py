@@ -54,6 +54,7 @@ from graph.store import fact_properties
 from graph.validation import parse_time
 
 KEPT_ERRORS = 1000
+SUPPLIED = "supplied"  # the embedder recorded for a vector that came with the fact
 _STATE_KEYS = ("strength", "access_count", "last_accessed_at", "expired_at", "updated_at")
 
 
@@ -171,7 +172,7 @@ class ImportSummary:
         for warning in self.warnings[:20]:
             lines.append(f"  warning: {warning}")
         if self.timings:
-            spent = ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items())
+            spent = ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items() if v >= 0.05)
             lines.append(f"  time: {spent}")
         if self.aborted:
             lines.append(
@@ -234,6 +235,7 @@ class Importer:
             "neo4j": 0.0,
             "neo4j writes": 0.0,
             "waiting for neo4j": 0.0,
+            "remember": 0.0,
         }
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="import-writer")
         self._inflight: _Job | None = None
@@ -287,7 +289,7 @@ class Importer:
             self._writer.shutdown(wait=True)
             self._bar.close()
         self.summary.seconds = round(time.perf_counter() - started, 3)
-        main_thread = ("wait for rows", "embed", "neo4j", "waiting for neo4j")
+        main_thread = ("wait for rows", "embed", "neo4j", "waiting for neo4j", "remember")
         busy = sum(self.timings[k] for k in main_thread)
         self.timings["other"] = max(0.0, self.summary.seconds - busy)
         self.summary.timings = {k: round(v, 2) for k, v in self.timings.items()}
@@ -590,7 +592,7 @@ class Importer:
             subject_key = state["subject_key"]
         else:
             subject_key = next((e.canonical for e in links if e.role == "subject"), None)
-        stale = state.get("embedder") not in (None, self.memory.embedder.id)
+        stale = state.get("embedder") not in (None, SUPPLIED, self.memory.embedder.id)
         return _Prepared(
             row,
             links,
@@ -603,7 +605,8 @@ class Importer:
 
     def _params(self, p: _Prepared, vector: list[float], now: datetime) -> dict[str, Any]:
         row, state = p.row, p.row.state
-        embedder = self.memory.embedder.id if p.needs_vector else state.get("embedder")
+        # As `Memory.remember` marks them: a vector from the file is "supplied", not the model's.
+        embedder = self.memory.embedder.id if p.needs_vector else state.get("embedder", SUPPLIED)
         props = fact_properties(
             row.fact,
             fact_id=row.id,
@@ -636,16 +639,17 @@ class Importer:
 
     # -- full pipeline ---------------------------------------------------------------------
     def _write_pipeline(self, batch: list[Item]) -> None:
-        now = self.memory.clock()
+        """Each row through `Memory.remember_with_decision`, committed and checkpointed singly.
+
+        Rows without a vector are embedded by `Memory` itself, so the stored fact records the
+        model that made its vector exactly as an agent's write does (a vector handed over would
+        be recorded as "supplied").
+        """
         rows = [item for _, item in batch if isinstance(item, FactRow)]
-        dated = {row.line: replace(row.fact, valid_from=row.fact.valid_from or now) for row in rows}
-        missing = [row for row in rows if row.vector is None]
-        vectors = self._embed([index_text(dated[r.line], now, self._mode) for r in missing])
-        for row, vector in zip(missing, vectors, strict=True):
-            dated[row.line] = replace(dated[row.line], embedding=tuple(vector))
+        dated = {row.line: row.fact for row in rows}
         for row in rows:
             if row.vector is not None:
-                dated[row.line] = replace(dated[row.line], embedding=tuple(row.vector))
+                dated[row.line] = replace(row.fact, embedding=tuple(row.vector))
         existing = self._existing([row.id for row in rows])
         tally = _Tally()
         for index, item in batch:
@@ -675,7 +679,7 @@ class Importer:
 
     def _remember(self, row: FactRow, fact: FactInput) -> None:
         try:
-            with self._timed("neo4j"):
+            with self._timed("remember"):  # the model and Neo4j, one row at a time
                 decision = self.memory.remember_with_decision(
                     row.scope, fact, actor=self.options.actor
                 )
