@@ -32,6 +32,8 @@ from graph.pipeline import (
     quarantine_reason,
 )
 from graph.schema import apply_schema
+from graph.search import SearchOptions, SearchResult
+from graph.search import search as hybrid_search
 from graph.store import EntityRef, fact_properties, get_fact, new_id
 from graph.validation import check_scope, fact_from_mapping, validate
 
@@ -567,6 +569,19 @@ class Memory:
                 if resolved is not None:
                     refs.append(EntityRef(role, resolved))
         return refs
+
+    # -- hybrid search (issue 4; the pipeline lives in graph/search/) ----------------------
+    def search(
+        self,
+        scope: str,
+        query: str,
+        *,
+        options: SearchOptions | None = None,
+        **kwargs: Any,
+    ) -> SearchResult:
+        """Hybrid search: keyword options as in `SearchOptions` (or a built `options=`)."""
+        built = options.validated() if options is not None else SearchOptions.build(**kwargs)
+        return hybrid_search(self.db, self.embedder, scope, query, built, clock=self.clock)
 
     # -- browsing (issue 5; logic in graph/browse/ and graph/contexts.py) ------------------
     def lexical_search(

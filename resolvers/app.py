@@ -28,6 +28,7 @@ from graph.config import Settings
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
+from resolvers import rest
 from resolvers.context import Gate, memory_of
 from resolvers.observe import AuthMiddleware, BodyLimit, RequestObserver, error_body
 from resolvers.schema import schema
@@ -118,6 +119,7 @@ def create_app(
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
+        *rest.routes,
     ]
     middleware = [
         Middleware(RequestObserver),

@@ -14,8 +14,9 @@ from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
 from resolvers.limits import graphql_limits
 from resolvers.observe import HttpStatus, Observe
+from resolvers.search import SearchQuery
 
-Query = merge_types("Query", (HealthQuery, FactQuery))
+Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery))
 Mutation = merge_types("Mutation", (FactMutation,))
 
 schema = strawberry.Schema(

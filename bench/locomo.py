@@ -1,0 +1,237 @@
+"""Turn-level retrieval recall of factgraph's search on a LoCoMo file, and search latency.
+
+    .venv/bin/python bench/locomo.py ../shared/data/locomo/locomo-dev.json
+    .venv/bin/python bench/locomo.py DATA.json --limit 1 --questions 50   # a quick look
+
+Each conversation's turns are stored as facts in their own scope (text "Speaker: text",
+session id, turn number, speaker as subject, the session's date as valid_from) with the fast
+bulk importer, then every question of categories 1-4 is asked of that scope. Recall@k is
+|evidence turns among the top k hits| / |evidence turns|, averaged over questions; "+window"
+also counts the turns the search returned in `related` (prev/next turns, 2 each by default).
+Full-text only, vector only and hybrid are measured in one run, with access tracking off so
+that earlier questions do not change later rankings. The scopes are deleted at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from graph.bulk.autocommit import delete_scope
+from graph.bulk.importer import ImportOptions, run_import
+from graph.config import Settings
+from graph.memory import Memory
+from graph.search import Mode, SearchOptions
+
+CATEGORIES = (1, 2, 3, 4)
+CATEGORY_NAMES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (5, 10)
+_EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+
+
+def parse_date(raw: str) -> datetime:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as an aware datetime."""
+    text = " ".join(raw.replace(",", ", ").split()).replace(" ,", ",")
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
+        try:
+            return datetime.strptime(text, fmt).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    raise ValueError(f"unrecognised LoCoMo date {raw!r}")
+
+
+def evidence_turns(raw: list[str]) -> set[str]:
+    """Evidence ids normalised to "D<session>:<turn>"; malformed parts that name no turn drop."""
+    out: set[str] = set()
+    for item in raw:
+        for part in re.split(r"[;\s]+", str(item)):
+            match = _EVIDENCE.fullmatch(part.strip())
+            if match:
+                out.add(f"D{int(match.group(1))}:{int(match.group(2))}")
+    return out
+
+
+def turn_rows(sample: dict[str, Any], captions: bool) -> Iterator[dict[str, Any]]:
+    conv = sample["conversation"]
+    sessions = sorted(
+        int(m.group(1))
+        for key in conv
+        if (m := re.fullmatch(r"session_(\d+)", key)) and isinstance(conv[key], list)
+    )
+    for number in sessions:
+        when = parse_date(conv[f"session_{number}_date_time"])
+        for turn in conv[f"session_{number}"]:
+            match = _EVIDENCE.fullmatch(turn["dia_id"])
+            if not match:
+                continue
+            text = f"{turn['speaker']}: {turn['text']}"
+            if captions and turn.get("blip_caption"):
+                text += f" [shares a photo: {turn['blip_caption']}]"
+            yield {
+                "text": text,
+                "subject": turn["speaker"],
+                "session_id": str(int(match.group(1))),
+                "turn": int(match.group(2)),
+                "valid_from": when.isoformat(),
+                "metadata": {"dia_id": turn["dia_id"]},
+            }
+
+
+def load(memory: Memory, scope: str, sample: dict[str, Any], captions: bool) -> int:
+    rows = list(turn_rows(sample, captions))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / f"{sample['sample_id']}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        summary = run_import(
+            memory,
+            ImportOptions(
+                path=path, scope=scope, fast=True, progress=False, restart=True, batch_size=500
+            ),
+        )
+    if summary.rejected:
+        print(f"  {summary.rejected} rows rejected", file=sys.stderr)
+    return len(rows)
+
+
+def dia(fact: Any) -> str:
+    return f"D{fact.session_id}:{fact.turn}"
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.sums: dict[tuple[str, str, int, int], float] = defaultdict(float)
+        self.counts: dict[tuple[str, int], int] = defaultdict(int)
+
+    def add(
+        self, mode: str, category: int, gold: set[str], hits: list[str], window: list[str]
+    ) -> None:
+        # window: the related turns of the top-k hits, in the order search returned them
+        self.counts[(mode, category)] += 1
+        for k in KS:
+            top = set(hits[:k])
+            self.sums[(mode, "top", category, k)] += len(gold & top) / len(gold)
+            near = top | set(window_for(k, hits, window))
+            self.sums[(mode, "win", category, k)] += len(gold & near) / len(gold)
+
+    def recall(self, mode: str, kind: str, category: int | None, k: int) -> float:
+        cats = CATEGORIES if category is None else (category,)
+        total = sum(self.counts[(mode, c)] for c in cats)
+        if not total:
+            return float("nan")
+        return sum(self.sums[(mode, kind, c, k)] for c in cats) / total
+
+
+def window_for(k: int, hits: list[str], window: list[str]) -> list[str]:
+    return [w.split("|", 1)[1] for w in window if int(w.split("|", 1)[0]) < k]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("data", type=Path, help="a LoCoMo-shaped JSON file")
+    parser.add_argument("--limit", type=int, default=0, help="first N conversations only")
+    parser.add_argument("--questions", type=int, default=0, help="first N questions each")
+    parser.add_argument("--window", type=int, default=2, help="prev/next turns counted")
+    parser.add_argument("--candidate-top-k", type=int, default=None)
+    parser.add_argument("--rrf-k", type=int, default=None)
+    parser.add_argument("--captions", action="store_true", help="append image captions")
+    parser.add_argument("--modes", default="fulltext,vector,hybrid")
+    parser.add_argument("--keep", action="store_true", help="keep the scopes afterwards")
+    args = parser.parse_args(argv)
+
+    samples: list[dict[str, Any]] = json.loads(args.data.read_text(encoding="utf-8"))
+    if args.limit:
+        samples = samples[: args.limit]
+    modes = [Mode(m) for m in args.modes.split(",")]
+    memory = Memory.connect(Settings.from_env())
+    tally = Tally()
+    latencies: list[float] = []
+    run_id = uuid.uuid4().hex[:8]
+    scopes: list[str] = []
+    try:
+        for sample in samples:
+            scope = f"locomo-{run_id}-{sample['sample_id']}"
+            scopes.append(scope)
+            started = time.perf_counter()
+            n = load(memory, scope, sample, args.captions)
+            print(
+                f"{sample['sample_id']}: {n} turns loaded in {time.perf_counter() - started:.1f}s"
+            )
+            questions = [q for q in sample["qa"] if q.get("category") in CATEGORIES]
+            if args.questions:
+                questions = questions[: args.questions]
+            for qa in questions:
+                gold = evidence_turns(qa.get("evidence") or [])
+                if not gold:
+                    continue
+                for mode in modes:
+                    extra: dict[str, Any] = {}
+                    if args.candidate_top_k:
+                        extra["candidate_top_k"] = args.candidate_top_k
+                    if args.rrf_k is not None:
+                        extra["fusion"] = {"k": args.rrf_k}
+                    options = SearchOptions.build(
+                        top_k=max(KS),
+                        mode=mode,
+                        prev_turns=args.window,
+                        next_turns=args.window,
+                        related_limit=0,
+                        track_access=False,
+                        **extra,
+                    )
+                    t0 = time.perf_counter()
+                    result = memory.search(scope, str(qa["question"]), options=options)
+                    if mode is Mode.HYBRID:
+                        latencies.append((time.perf_counter() - t0) * 1000.0)
+                    hits = [dia(h.fact) for h in result.hits]
+                    rank_of = {h.fact.id: i for i, h in enumerate(result.hits)}
+                    window = [
+                        f"{rank_of[r.hit_id]}|{dia(r.fact)}"
+                        for r in result.related
+                        if r.reason == "turn_window"
+                    ]
+                    tally.add(mode.value, int(qa["category"]), gold, hits, window)
+    finally:
+        if not args.keep:
+            for scope in scopes:
+                delete_scope(memory.db, scope)
+        memory.close()
+
+    print()
+    header = f"{'mode':<9}{'measure':<12}" + "".join(
+        f"{CATEGORY_NAMES[c][:11]:>12}" for c in CATEGORIES
+    )
+    print(header + f"{'overall':>10}")
+    for mode in modes:
+        for kind in ("top", "win"):
+            for k in KS:
+                label = f"R@{k}" + ("+window" if kind == "win" else "")
+                cells = "".join(
+                    f"{tally.recall(mode.value, kind, c, k):>12.3f}" for c in CATEGORIES
+                )
+                overall = tally.recall(mode.value, kind, None, k)
+                print(f"{mode.value:<9}{label:<12}{cells}{overall:>10.3f}")
+    counts = [tally.counts[(modes[0].value, c)] for c in CATEGORIES]
+    print("questions per category:", dict(zip(CATEGORIES, counts, strict=True)))
+    if latencies:
+        ordered = sorted(latencies)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        print(
+            f"hybrid search latency (Python API, embedding included): "
+            f"p50 {statistics.median(ordered):.1f} ms, p95 {p95:.1f} ms over {len(ordered)}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,80 @@
+"""The candidate round trip: one Cypher query returns every ranked list a search fuses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from graph.db import Database
+from graph.facts import Fact, FactStatus
+from graph.search.options import Mode, SearchOptions
+
+OVERFETCH = 3
+EXPANSION_SEEDS = 10
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """Ranked (id, raw score) lists by name, and every fact named in them."""
+
+    lists: dict[str, list[tuple[str, float]]]
+    facts: dict[str, Fact]
+    fulltext_exhaustive: bool
+    vector_exact: bool
+
+
+def statuses(options: SearchOptions) -> list[str]:
+    """Active facts; quarantined on request; with asOf, also the superseded (history)."""
+    out = [FactStatus.ACTIVE.value]
+    if options.include_quarantined:
+        out.append(FactStatus.QUARANTINED.value)
+    if options.as_of is not None:
+        out.append(FactStatus.SUPERSEDED.value)
+    return out
+
+
+def filter_params(scope: str, options: SearchOptions, now: datetime) -> dict[str, Any]:
+    return {
+        "scope": scope,
+        "statuses": statuses(options),
+        "partitions": list(options.partitions) if options.partitions is not None else None,
+        "tags": list(options.tags),
+        "now": now,
+        "as_of": options.as_of,
+        "exclude": list(options.exclude_ids),
+    }
+
+
+def fetch(
+    db: Database,
+    scope: str,
+    options: SearchOptions,
+    *,
+    lucene: str,
+    vector: list[float] | None,
+    now: datetime,
+) -> Candidates:
+    k = options.candidate_top_k
+    params = filter_params(scope, options, now)
+    params.update(
+        lucene=lucene if options.mode is not Mode.VECTOR else "",
+        vector=vector if options.mode is not Mode.FULLTEXT else None,
+        k=k,
+        fetch=k * OVERFETCH,
+        hops=options.expand_hops,
+        seeds=EXPANSION_SEEDS,
+    )
+    record = db.read("search_candidates", params)[0]
+    facts = {node["id"]: Fact.from_node(node) for node in record["facts"]}
+    lists = {
+        name: [(str(x["id"]), float(x["score"])) for x in record[name]]
+        for name in ("fulltext", "vector", "graph")
+        if record[name]
+    }
+    return Candidates(
+        lists=lists,
+        facts=facts,
+        fulltext_exhaustive=bool(record["ft_exhaustive"]),
+        vector_exact=bool(record["vec_exact"]),
+    )

@@ -1,0 +1,50 @@
+"""Free text to a safe Lucene query for the full-text index.
+
+Users type questions, not Lucene. Every word is kept as a plain term (special characters are
+escaped, operators and field syntax lose their meaning), stopwords are dropped because the
+index's english analyzer drops them anyway, and the number of terms is capped well under
+Lucene's clause limit. An empty result means "no full-text side for this query": callers skip
+the index instead of sending a query that would fail or match nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_TERMS = 64
+_SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# Lucene's EnglishAnalyzer stop set, plus common question words that carry no content.
+_STOP_TEXT = """
+    a an and are as at be but by for if in into is it no not of on or such that the their
+    then there these they this to was will with what when where which who whom whose why how
+    did do does done has have had i you he she we me my your his her our its them than been
+    being were would could should can may might shall"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
+
+
+def escape(text: str) -> str:
+    """Backslash-escape every character Lucene's classic query parser treats as syntax."""
+    return _SPECIAL.sub(r"\\\1", text)
+
+
+def terms(text: str) -> list[str]:
+    """Lowercased content words of `text`, first occurrence order, stopwords and repeats out."""
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(text.casefold()):
+        word = match.group(0).strip("_")
+        if not word or word in STOPWORDS or word in seen:
+            continue
+        seen[word] = None
+        if len(seen) >= MAX_TERMS:
+            break
+    return list(seen)
+
+
+def to_lucene(text: str) -> str:
+    """An OR query of the escaped content words; '' when nothing is left to search for.
+
+    Words are lowercased so that AND / OR / NOT typed by a user are terms, not operators.
+    """
+    return " ".join(escape(term) for term in terms(text))

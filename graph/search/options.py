@@ -1,0 +1,202 @@
+"""What a search may ask for, with its defaults and limits, checked before any query runs.
+
+Field names in errors are the Python (snake_case) names; the GraphQL and REST layers rename
+them to their own spelling.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from graph.errors import ValidationError
+from graph.validation import parse_time
+
+MAX_TOP_K = 100
+MAX_CANDIDATE_TOP_K = 1_000
+MAX_QUERY_CHARS = 4_000
+MAX_TURNS = 20
+MAX_RELATED = 100
+MAX_LIST = 1_000
+DEFAULT_RECENCY_TAU_DAYS = 30.0
+
+
+class Mode(enum.StrEnum):
+    HYBRID = "hybrid"
+    FULLTEXT = "fulltext"
+    VECTOR = "vector"
+
+
+class FusionMethod(enum.StrEnum):
+    RRF = "rrf"
+    WEIGHTED = "weighted"
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """How the candidate lists are fused; list weights only count for WEIGHTED."""
+
+    method: FusionMethod = FusionMethod.RRF
+    k: int = 60
+    fulltext: float = 1.0
+    vector: float = 1.0
+    graph: float = 1.0
+
+    def weights(self) -> dict[str, float]:
+        if self.method is FusionMethod.RRF:
+            return {}
+        return {"fulltext": self.fulltext, "vector": self.vector, "graph": self.graph}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The composite score's weights: relevance, importance / 10, recency."""
+
+    relevance: float = 1.0
+    importance: float = 1.0
+    recency: float = 1.0
+
+
+@dataclass(frozen=True)
+class Decay:
+    """Multiply each score by strength * exp(-days since last access / tau_days)."""
+
+    tau_days: float
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    top_k: int = 10
+    candidate_top_k: int = 60
+    mode: Mode = Mode.HYBRID
+    fusion: Fusion = field(default_factory=Fusion)
+    weights: Weights = field(default_factory=Weights)
+    decay: Decay | None = None
+    recency_tau_days: float = DEFAULT_RECENCY_TAU_DAYS
+    partitions: tuple[str, ...] | None = None
+    tags: tuple[str, ...] = ()
+    include_quarantined: bool = False
+    as_of: datetime | None = None
+    exclude_ids: tuple[str, ...] = ()
+    expand_hops: int = 0
+    prev_turns: int = 0
+    next_turns: int = 0
+    related_limit: int = 10
+    context_id: str | None = None
+    track_access: bool = True
+
+    @classmethod
+    def build(cls, **options: Any) -> SearchOptions:
+        """Options from keyword arguments (plain dicts allowed for nested ones), validated."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ValidationError(unknown[0], "unknown search option")
+        values = {k: v for k, v in options.items() if v is not None}
+        for name, kind in (("fusion", Fusion), ("weights", Weights), ("decay", Decay)):
+            raw = values.get(name)
+            if isinstance(raw, Mapping):
+                values[name] = _nested(name, kind, raw)
+        for name in ("partitions", "tags", "exclude_ids"):
+            if name in values:
+                values[name] = _strings(name, values[name])
+        if "mode" in values:
+            values["mode"] = _enum("mode", Mode, values["mode"])
+        if "as_of" in values:
+            values["as_of"] = parse_time("as_of", values["as_of"])
+        return cls(**values).validated()
+
+    def validated(self) -> SearchOptions:
+        _int_range("top_k", self.top_k, 1, MAX_TOP_K)
+        _int_range("candidate_top_k", self.candidate_top_k, 1, MAX_CANDIDATE_TOP_K)
+        _int_range("expand_hops", self.expand_hops, 0, 1)
+        _int_range("prev_turns", self.prev_turns, 0, MAX_TURNS)
+        _int_range("next_turns", self.next_turns, 0, MAX_TURNS)
+        _int_range("related_limit", self.related_limit, 0, MAX_RELATED)
+        _int_range("fusion.k", self.fusion.k, 0, 10_000)
+        if not isinstance(self.fusion.method, FusionMethod):
+            raise ValidationError("fusion.method", "must be rrf or weighted")
+        for name in ("fulltext", "vector", "graph"):
+            _number(f"fusion.{name}", getattr(self.fusion, name), 0.0, 1_000.0)
+        for name in ("relevance", "importance", "recency"):
+            _number(f"weights.{name}", getattr(self.weights, name), 0.0, 1_000.0)
+        w = self.weights
+        if w.relevance + w.importance + w.recency <= 0:
+            raise ValidationError("weights", "at least one weight must be positive")
+        if self.decay is not None:
+            _number("decay.tau_days", self.decay.tau_days, 1e-6, 1e6)
+        _number("recency_tau_days", self.recency_tau_days, 1e-6, 1e6)
+        if not isinstance(self.mode, Mode):
+            raise ValidationError("mode", "must be hybrid, fulltext or vector")
+        if self.partitions is not None and not self.partitions:
+            raise ValidationError("partitions", "must not be an empty list (omit it instead)")
+        if self.context_id is not None and (
+            not isinstance(self.context_id, str) or not self.context_id.strip()
+        ):
+            raise ValidationError("context_id", "must be a non-empty string")
+        return self
+
+
+def check_query(query: Any) -> str:
+    if not isinstance(query, str):
+        raise ValidationError("query", "must be a string")
+    if len(query) > MAX_QUERY_CHARS:
+        raise ValidationError("query", f"longer than {MAX_QUERY_CHARS} characters")
+    if "\x00" in query:
+        raise ValidationError("query", "contains a NUL character")
+    return query
+
+
+def _nested(name: str, kind: type[Any], raw: Mapping[str, Any]) -> Any:
+    known = {f.name for f in dataclasses.fields(kind)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValidationError(f"{name}.{unknown[0]}", "unknown field")
+    values = {k: v for k, v in raw.items() if v is not None}
+    if kind is Fusion and "method" in values:
+        values["method"] = _enum(f"{name}.method", FusionMethod, values["method"])
+    try:
+        return kind(**values)
+    except TypeError as exc:
+        raise ValidationError(name, str(exc)) from None
+
+
+def _enum(name: str, kind: type[enum.StrEnum], raw: Any) -> Any:
+    try:
+        return kind(str(raw).lower())
+    except ValueError:
+        allowed = ", ".join(m.value for m in kind)
+        raise ValidationError(name, f"must be one of {allowed}") from None
+
+
+def _strings(name: str, raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, str) or not isinstance(raw, list | tuple | set | frozenset):
+        raise ValidationError(name, "must be a list of strings")
+    if len(raw) > MAX_LIST:
+        raise ValidationError(name, f"more than {MAX_LIST} items")
+    out: list[str] = []
+    for item in raw:
+        if not isinstance(item, str) or not item.strip():
+            raise ValidationError(name, "each item must be a non-empty string")
+        if item not in out:
+            out.append(item.strip() if name != "exclude_ids" else item)
+    return tuple(out)
+
+
+def _int_range(name: str, value: Any, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValidationError(name, "must be an integer")
+    if not low <= value <= high:
+        raise ValidationError(name, f"must be between {low} and {high}, got {value}")
+
+
+def _number(name: str, value: Any, low: float, high: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValidationError(name, "must be a number")
+    if not math.isfinite(value) or not low <= value <= high:
+        raise ValidationError(name, f"must be between {low:g} and {high:g}, got {value}")

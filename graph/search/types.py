@@ -1,0 +1,52 @@
+"""What a search returns: hits that explain themselves, and related facts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from graph.facts import Fact
+
+
+@dataclass(frozen=True)
+class ListRank:
+    """Where a hit stood in one candidate list: its 1-based rank and the index's raw score."""
+
+    list: str
+    rank: int
+    score: float
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A ranked fact and every part of its score.
+
+    `score` = composite(relevance, importance / 10, recency) * decay, where relevance is the
+    fused (or reranked) score divided by the best one in this search.
+    """
+
+    fact: Fact
+    score: float
+    relevance: float
+    fused: float
+    importance: float
+    recency: float
+    decay: float
+    sources: tuple[ListRank, ...]
+
+
+@dataclass(frozen=True)
+class RelatedFact:
+    """A fact surfaced beside the hits: `reason` is "turn_window" or "shared_tag"."""
+
+    fact: Fact
+    reason: str
+    hit_id: str
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    query: str
+    hits: list[Hit] = field(default_factory=list)
+    related: list[RelatedFact] = field(default_factory=list)
+    lucene: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)

@@ -1,0 +1,108 @@
+"""GraphQL `search`: typed options, explained hits, related facts, and limits by field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph.memory import Memory
+from tests.conftest import GraphQLClient
+
+SEARCH = """
+query Search($scope: String!, $text: String!, $options: SearchOptionsInput) {
+  search(scope: $scope, query: $text, options: $options) {
+    lucene
+    hits {
+      score relevance fused importance recency decay
+      fact { id text sessionId turn tags }
+      sources { list rank score }
+    }
+    related { reason hitId fact { id turn } }
+  }
+}
+"""
+
+
+@pytest.fixture
+def chat(memory: Memory, scope: str) -> list[str]:
+    lines = [
+        "Let's plan the camping trip",
+        "I can bring the big tent and two lanterns",
+        "Great, I will pack the marshmallows",
+        "Should we invite Noor as well?",
+    ]
+    return [
+        memory.remember(
+            scope, {"text": t, "session_id": "c1", "turn": i, "tags": ["camping"] if i else []}
+        ).id
+        for i, t in enumerate(lines)
+    ]
+
+
+def test_search_returns_explained_hits_and_the_turn_window(
+    gql: GraphQLClient, scope: str, chat: list[str]
+) -> None:
+    options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1, "relatedLimit": 0}
+    data = gql.data(SEARCH, scope=scope, text="tent and lanterns", options=options)
+    result = data["search"]
+    assert result["lucene"] == "tent lanterns"
+    (hit,) = result["hits"]
+    assert hit["fact"]["id"] == chat[1]
+    assert {s["list"] for s in hit["sources"]} == {"fulltext", "vector"}
+    assert all(s["rank"] == 1 for s in hit["sources"])
+    assert hit["relevance"] == 1.0 and hit["decay"] == 1.0
+    assert hit["score"] == pytest.approx((1.0 + hit["importance"] + hit["recency"]) / 3)
+    assert [(r["fact"]["turn"], r["reason"], r["hitId"]) for r in result["related"]] == [
+        (0, "turn_window", chat[1]),
+        (2, "turn_window", chat[1]),
+    ]
+
+
+def test_nested_options_are_typed(gql: GraphQLClient, scope: str, chat: list[str]) -> None:
+    options = {
+        "topK": 2,
+        "mode": "FULLTEXT",
+        "fusion": {"method": "WEIGHTED", "k": 10, "fulltext": 2.0},
+        "weights": {"relevance": 1, "importance": 0, "recency": 0},
+        "decay": {"tauDays": 30},
+        "tags": ["camping"],
+        "excludeIds": [chat[2]],
+        "expandHops": 1,
+    }
+    hits = gql.data(SEARCH, scope=scope, text="marshmallows tent", options=options)["search"][
+        "hits"
+    ]
+    assert [h["fact"]["id"] for h in hits] == [chat[1]]
+    assert hits[0]["fused"] == pytest.approx(2.0 / 11)
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"topK": 0}, "topK"),
+        ({"topK": 101}, "topK"),
+        ({"candidateTopK": 0}, "candidateTopK"),
+        ({"prevTurns": 99}, "prevTurns"),
+        ({"decay": {"tauDays": -1}}, "decay.tauDays"),
+        ({"weights": {"relevance": 0, "importance": 0, "recency": 0}}, "weights"),
+        ({"partitions": []}, "partitions"),
+    ],
+)
+def test_bad_options_are_refused_with_their_field(
+    gql: GraphQLClient, scope: str, options: dict[str, Any], field: str
+) -> None:
+    body = gql(SEARCH, scope=scope, text="tent", options=options)
+    (error,) = body["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert error["extensions"]["field"] == field
+
+
+def test_hostile_and_empty_queries_answer_cleanly(
+    gql: GraphQLClient, scope: str, chat: list[str]
+) -> None:
+    for query in ['tent" OR scope:*', "", "}{)(][", "x" * 3999]:
+        result = gql.data(SEARCH, scope=scope, text=query)["search"]
+        assert all(h["fact"]["id"] in chat for h in result["hits"])
+    body = gql(SEARCH, scope=scope, text="x" * 4001)
+    assert body["errors"][0]["extensions"]["field"] == "query"

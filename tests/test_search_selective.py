@@ -1,0 +1,111 @@
+"""A selective filter must not starve search: a scope holding 1% of the facts still gets full
+candidate lists and a full page of hits, although the vector and full-text indexes rank the
+other 99% first (Neo4j 5.26 cannot pre-filter an index query)."""
+
+from __future__ import annotations
+
+import json
+import random
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from graph.bulk.autocommit import delete_scope
+from graph.bulk.importer import ImportOptions, run_import
+from graph.db import Database
+from graph.memory import Memory
+from graph.search import SearchOptions
+from graph.search.candidates import OVERFETCH, fetch
+
+QUERY = "violin practice schedule"
+CROWD = 2_970
+MINE = 30
+
+
+def _near(vector: list[float], rng: random.Random) -> list[float]:
+    """A unit vector very close to `vector`: the crowd outranks every fact of the small scope."""
+    noisy = [x + rng.gauss(0, 0.01) for x in vector]
+    norm = sum(x * x for x in noisy) ** 0.5
+    return [x / norm for x in noisy]
+
+
+@pytest.fixture(scope="module")
+def crowded(memory: Memory, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A scope holding 30 of 3,000 facts; the other 2,970 match the query better."""
+    scope, other_scope = (f"test-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    tmp_path = tmp_path_factory.mktemp("selective")
+    rng = random.Random(7)
+    target = list(memory.embedder.embed_query(QUERY))
+    crowd = tmp_path / "crowd.jsonl"
+    with crowd.open("w", encoding="utf-8") as out:
+        for i in range(CROWD):
+            row = {
+                "text": f"violin practice schedule {i} for the orchestra",
+                "embedding": _near(target, rng),
+            }
+            out.write(json.dumps(row) + "\n")
+    mine = tmp_path / "mine.jsonl"
+    with mine.open("w", encoding="utf-8") as out:
+        for i in range(MINE):
+            tags = ["music"] if i % 3 == 0 else []
+            row = {"text": f"Note {i}: the violin practice plan, week {i}", "tags": tags}
+            out.write(json.dumps(row) + "\n")
+    for path, into in ((crowd, other_scope), (mine, scope)):
+        summary = run_import(
+            memory, ImportOptions(path=path, scope=into, fast=True, progress=False, restart=True)
+        )
+        assert summary.inserted == (CROWD if into == other_scope else MINE)
+    yield scope
+    delete_scope(memory.db, other_scope)
+    delete_scope(memory.db, scope)
+
+
+def test_a_naive_post_filter_would_come_back_short(
+    db: Database, memory: Memory, crowded: str
+) -> None:
+    """The premise: over-fetching from the vector index and filtering finds (almost) nothing."""
+    vector = list(memory.embedder.embed_query(QUERY))
+    naive = db.read(
+        "fact_neighbours_index",
+        {
+            "scope": crowded,
+            "statuses": ["active"],
+            "exclude": [],
+            "vector": vector,
+            "fetch": 60 * OVERFETCH,
+            "k": 60,
+        },
+    )
+    assert len(naive) < 10
+
+
+def test_both_lists_are_complete_for_a_one_percent_scope(memory: Memory, crowded: str) -> None:
+    found = fetch(
+        memory.db,
+        crowded,
+        SearchOptions(),
+        lucene="violin practice schedule",
+        vector=list(memory.embedder.embed_query(QUERY)),
+        now=datetime.now(UTC),
+    )
+    assert found.vector_exact and found.fulltext_exhaustive
+    assert len(found.lists["vector"]) == MINE
+    assert len(found.lists["fulltext"]) == MINE
+    assert {f.scope for f in found.facts.values()} == {crowded}
+
+
+def test_search_returns_a_full_page_from_the_small_scope(memory: Memory, crowded: str) -> None:
+    for mode in ("hybrid", "vector", "fulltext"):
+        hits = memory.search(crowded, QUERY, top_k=25, mode=mode, track_access=False).hits
+        assert len(hits) == 25, mode
+        assert {h.fact.scope for h in hits} == {crowded}
+
+
+def test_a_selective_tag_filter_inside_the_scope_is_not_starved(
+    memory: Memory, crowded: str
+) -> None:
+    hits = memory.search(crowded, QUERY, top_k=20, tags=["music"], track_access=False).hits
+    assert len(hits) == MINE // 3
+    assert all("music" in h.fact.tags for h in hits)

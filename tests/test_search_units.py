@@ -1,0 +1,175 @@
+"""Pure parts of search: Lucene escaping, rank fusion, scores, and option limits."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graph.errors import ValidationError
+from graph.facts import Fact, FactStatus
+from graph.search import SearchOptions, Weights, escape, rrf, to_lucene, weighted_fusion
+from graph.search.lucene import MAX_TERMS, terms
+from graph.search.scoring import composite, decay_factor, normalise, recency
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def a_fact(**changes: object) -> Fact:
+    values: dict[str, object] = {
+        "id": "f1",
+        "scope": "s",
+        "partition": "default",
+        "text": "t",
+        "index_text": "t",
+        "subject": None,
+        "predicate": None,
+        "object": None,
+        "tags": (),
+        "importance": 5.0,
+        "source": None,
+        "metadata": {},
+        "session_id": None,
+        "turn": None,
+        "content_hash": "h",
+        "embedder": None,
+        "status": FactStatus.ACTIVE,
+        "strength": 1.0,
+        "access_count": 0,
+        "last_accessed_at": None,
+        "expires_at": None,
+        "valid_from": NOW,
+        "valid_to": None,
+        "recorded_at": NOW,
+        "expired_at": None,
+        "updated_at": NOW,
+    }
+    values.update(changes)
+    return Fact(**values)  # type: ignore[arg-type]
+
+
+# -- Lucene ------------------------------------------------------------------------------------
+def test_lucene_special_characters_are_escaped() -> None:
+    assert escape('a+b-c&&d||e!f(g)h{i}j[k]l^m"n~o*p?q:r\\s/t') == (
+        'a\\+b\\-c\\&\\&d\\|\\|e\\!f\\(g\\)h\\{i\\}j\\[k\\]l\\^m\\"n\\~o\\*p\\?q\\:r\\\\s\\/t'
+    )
+
+
+def test_free_text_becomes_lowercase_content_terms() -> None:
+    assert to_lucene('Where does Alice WORK? title:"Acme" AND (OR) NOT x*') == (
+        "alice work title acme x"
+    )
+
+
+def test_all_stopword_and_empty_queries_have_no_fulltext_side() -> None:
+    assert to_lucene("") == ""
+    assert to_lucene("what is the") == ""
+    assert to_lucene("?!* ( ) \" ' ~") == ""
+
+
+def test_terms_are_capped_below_lucenes_clause_limit() -> None:
+    assert len(terms(" ".join(f"word{i}" for i in range(5000)))) == MAX_TERMS
+
+
+@given(st.text(max_size=300))
+def test_any_text_yields_only_plain_terms(text: str) -> None:
+    query = to_lucene(text)
+    for term in query.split():
+        assert not any(c in term for c in '+-&|!(){}[]^"~*?:/') or "\\" in term
+
+
+# -- fusion ------------------------------------------------------------------------------------
+def test_rrf_sums_reciprocal_ranks_with_k_60() -> None:
+    fused = dict(rrf([["a", "b", "c"], ["b", "d"]]))
+    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["a"] == pytest.approx(1 / 61)
+    assert fused["d"] == pytest.approx(1 / 62)
+    assert rrf([["a", "b", "c"], ["b", "d"]])[0][0] == "b"
+
+
+def test_rrf_k_is_configurable() -> None:
+    assert dict(rrf([["a"]], k=0))["a"] == pytest.approx(1.0)
+
+
+def test_equal_weights_reproduce_rrf_exactly() -> None:
+    lists = {"fulltext": ["a", "b", "c"], "vector": ["c", "a", "e"], "graph": ["e"]}
+    weighted = weighted_fusion(lists, {"fulltext": 1.0, "vector": 1.0, "graph": 1.0})
+    assert weighted == rrf(list(lists.values()))
+
+
+def test_weights_shift_the_order() -> None:
+    lists = {"fulltext": ["a", "b"], "vector": ["b", "a"]}
+    assert weighted_fusion(lists, {"fulltext": 2.0, "vector": 1.0})[0][0] == "a"
+    assert weighted_fusion(lists, {"fulltext": 1.0, "vector": 2.0})[0][0] == "b"
+    assert weighted_fusion(lists, {"fulltext": 0.0, "vector": 1.0})[-1][1] == pytest.approx(1 / 62)
+
+
+def test_ties_keep_first_seen_order_and_repeats_count_once() -> None:
+    assert [i for i, _ in rrf([["x", "y"], ["y", "x"]])] == ["x", "y"]
+    assert dict(rrf([["a", "a", "b"]]))["a"] == pytest.approx(1 / 61)
+
+
+# -- scores ------------------------------------------------------------------------------------
+def test_recency_and_decay_count_from_last_access() -> None:
+    fresh = a_fact(last_accessed_at=NOW - timedelta(days=10), recorded_at=NOW - timedelta(days=99))
+    assert recency(fresh, NOW, 10.0) == pytest.approx(math.exp(-1))
+    never = a_fact(recorded_at=NOW - timedelta(days=20))
+    assert recency(never, NOW, 10.0) == pytest.approx(math.exp(-2))
+    strong = a_fact(strength=3.0, recorded_at=NOW - timedelta(days=10))
+    assert decay_factor(strong, NOW, 10.0) == pytest.approx(3 * math.exp(-1))
+    future = a_fact(recorded_at=NOW + timedelta(days=1))
+    assert recency(future, NOW, 10.0) == 1.0
+
+
+def test_composite_is_a_weighted_average() -> None:
+    assert composite(1.0, 10.0, 1.0, Weights()) == pytest.approx(1.0)
+    assert composite(0.5, 5.0, 0.2, Weights()) == pytest.approx((0.5 + 0.5 + 0.2) / 3)
+    only_importance = Weights(relevance=0, importance=1, recency=0)
+    assert composite(0.9, 3.0, 1.0, only_importance) == pytest.approx(0.3)
+
+
+def test_normalise_scales_by_the_best() -> None:
+    assert normalise([2.0, 1.0, 0.5]) == [1.0, 0.5, 0.25]
+    assert normalise([]) == []
+    assert normalise([-1.0, 1.0]) == [0.0, 1.0]
+
+
+# -- options -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        ({"top_k": 0}, "top_k"),
+        ({"top_k": 101}, "top_k"),
+        ({"top_k": True}, "top_k"),
+        ({"candidate_top_k": 0}, "candidate_top_k"),
+        ({"expand_hops": 2}, "expand_hops"),
+        ({"prev_turns": -1}, "prev_turns"),
+        ({"next_turns": 21}, "next_turns"),
+        ({"weights": {"relevance": -1}}, "weights.relevance"),
+        ({"weights": {"relevance": 0, "importance": 0, "recency": 0}}, "weights"),
+        ({"weights": {"speed": 1}}, "weights.speed"),
+        ({"decay": {"tau_days": 0}}, "decay.tau_days"),
+        ({"fusion": {"method": "borda"}}, "fusion.method"),
+        ({"fusion": {"k": -1}}, "fusion.k"),
+        ({"mode": "psychic"}, "mode"),
+        ({"tags": "red"}, "tags"),
+        ({"partitions": []}, "partitions"),
+        ({"as_of": "yesterday"}, "as_of"),
+        ({"colour": "blue"}, "colour"),
+    ],
+)
+def test_bad_options_name_their_field(options: dict[str, object], field: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        SearchOptions.build(**options)
+    assert caught.value.field == field
+
+
+def test_limits_are_inclusive() -> None:
+    assert SearchOptions.build(top_k=1).top_k == 1
+    assert SearchOptions.build(top_k=100).top_k == 100
+    built = SearchOptions.build(fusion={"method": "WEIGHTED", "vector": 2}, as_of="2024-01-01")
+    assert built.fusion.weights() == {"fulltext": 1.0, "vector": 2.0, "graph": 1.0}
+    assert built.as_of == datetime(2024, 1, 1, tzinfo=UTC)
