@@ -116,6 +116,43 @@ def _env_set(name: str, default: tuple[str, ...]) -> frozenset[str]:
 
 
 @dataclass(frozen=True)
+class LLMSettings:
+    """An OpenAI-compatible chat-completions endpoint for deep recall (graph/recall/).
+
+    Absent (no base URL) by default: deep recall then makes no network call at all.
+    """
+
+    base_url: str | None = None
+    api_key: str | None = None
+    model: str = "gpt-4o-mini"
+    timeout: float = 10.0
+    max_retries: int = 2
+    offline_grader: bool = False
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url)
+
+    @classmethod
+    def from_env(cls) -> LLMSettings:
+        raw_timeout = _env("FACTGRAPH_LLM_TIMEOUT", "10")
+        try:
+            timeout = float(raw_timeout)
+        except ValueError:
+            raise ValueError(
+                f"FACTGRAPH_LLM_TIMEOUT must be seconds, got {raw_timeout!r}"
+            ) from None
+        return cls(
+            base_url=os.environ.get("FACTGRAPH_LLM_BASE_URL") or None,
+            api_key=os.environ.get("FACTGRAPH_LLM_API_KEY") or None,
+            model=_env("FACTGRAPH_LLM_MODEL", "gpt-4o-mini"),
+            timeout=timeout,
+            max_retries=_env_int("FACTGRAPH_LLM_MAX_RETRIES", 2),
+            offline_grader=_env_bool("FACTGRAPH_OFFLINE_GRADER", False),
+        )
+
+
+@dataclass(frozen=True)
 class Settings:
     """Everything the service needs to know to connect, embed and serve."""
 
@@ -132,6 +169,7 @@ class Settings:
     port: int = 8000
     contextual_indexing: str = "late-chunk"
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
     # Security and operations (issue 9): see README "Security" and "Operations".
     auth: str = "auto"  # auto: keys required unless bound to loopback | required | off
     max_body_bytes: int = 1_048_576
@@ -185,6 +223,7 @@ class Settings:
             port=_env_int("FACTGRAPH_PORT", 8000),
             contextual_indexing=indexing,
             pipeline=PipelineSettings.from_env(),
+            llm=LLMSettings.from_env(),
             auth=_choice("FACTGRAPH_AUTH", "auto", ("auto", "required", "off")),
             max_body_bytes=_env_int("FACTGRAPH_MAX_BODY_BYTES", 1_048_576),
             log_format=_choice("FACTGRAPH_LOG_FORMAT", "json", ("json", "text")),

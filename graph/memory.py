@@ -24,13 +24,13 @@ from graph.errors import Conflict, NotFound, ValidationError
 from graph.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.indexing import content_hash, index_text, lexical_text
 from graph.pipeline import (
-    Neighbour,
     Verdict,
     decide,
     is_single_valued,
     object_key,
     quarantine_reason,
 )
+from graph.recall import DeepRecall, IterativeResult
 from graph.schema import apply_schema
 from graph.search import SearchOptions, SearchResult
 from graph.search import search as hybrid_search
@@ -55,6 +55,7 @@ class Memory:
         self.settings = settings or db.settings
         self.resolver: EntityResolver = resolver or DefaultEntityResolver()
         self.clock = clock
+        self._recall: DeepRecall | None = None
 
     @classmethod
     def connect(cls, settings: Settings | None = None, *, apply: bool = True) -> Memory:
@@ -131,8 +132,15 @@ class Memory:
             props["embedder"] = "supplied"
 
         def work(tx: ManagedTransaction) -> Decision:
-            existing = store.live_duplicate(tx, scope, props["content_hash"])
-            if existing is not None:
+            context = store.write_context(
+                tx,
+                scope=scope,
+                content_hash=props["content_hash"],
+                subject_key=props["subject_key"] if full else None,
+                predicate_key=props["predicate_key"] if full else None,
+            )
+            if context.duplicate is not None:
+                existing = context.duplicate
                 stored = store.reinforce(tx, scope, existing.id, now)
                 reason = "exact duplicate of a live fact in this scope"
                 return self._decided(tx, scope, DecisionKind.DEDUP, stored, existing, reason, actor)
@@ -140,8 +148,17 @@ class Memory:
                 decide(
                     data,
                     settings=self.settings.pipeline,
-                    near=self._near(tx, scope, embedding, props),
-                    same_slot=self._same_slot(tx, scope, props),
+                    near=[]
+                    if quarantine
+                    else store.neighbours(
+                        tx,
+                        scope=scope,
+                        vector=embedding,
+                        k=5,
+                        statuses=("active",),
+                        total=context.live,
+                    ),
+                    same_slot=context.slot,
                 )
                 if full
                 else Verdict(DecisionKind.INSERT, None, "new fact (pipeline off)")
@@ -498,16 +515,6 @@ class Memory:
         )
         return Decision(kind, stored, matched, reason)
 
-    def _near(
-        self, tx: ManagedTransaction, scope: str, vector: list[float], props: dict[str, Any]
-    ) -> list[Neighbour]:
-        return store.neighbours(tx, scope=scope, vector=vector, k=5, statuses=("active",))
-
-    def _same_slot(self, tx: ManagedTransaction, scope: str, props: dict[str, Any]) -> list[Fact]:
-        if not props["subject_key"] or not props["predicate_key"]:
-            return []
-        return store.same_slot(tx, scope, props["subject_key"], props["predicate"])
-
     def _same_slot_of(self, tx: ManagedTransaction, scope: str, fact: Fact) -> list[Fact]:
         subject = self.resolver.resolve(fact.subject) if fact.subject else None
         if subject is None or not fact.predicate:
@@ -649,6 +656,50 @@ class Memory:
         self, scope: str, context_id: str, fact_ids: Iterable[str]
     ) -> contexts.ConversationContext:
         return contexts.unpin(self.db, scope, context_id, fact_ids, clock=self.clock)
+
+    # -- deep recall (issue 6; the engine lives in graph/recall/) ---------------------------
+    @property
+    def recall(self) -> DeepRecall:
+        """Deep recall with the providers the settings configure (none: plain search)."""
+        if self._recall is None:
+            self._recall = DeepRecall.from_settings(self)
+        return self._recall
+
+    @recall.setter
+    def recall(self, engine: DeepRecall) -> None:
+        self._recall = engine
+
+    def deep_search(
+        self,
+        scope: str,
+        query: str,
+        *,
+        multi_query: int = 1,
+        hyde: bool = False,
+        options: SearchOptions | None = None,
+        **kwargs: Any,
+    ) -> SearchResult:
+        """Search with query variants and / or a hypothetical answer fused in (RRF)."""
+        check_scope(scope)
+        built = options.validated() if options is not None else SearchOptions.build(**kwargs)
+        return self.recall.search(scope, query, built, multi_query=multi_query, hyde=hyde)
+
+    def search_iterative(
+        self,
+        scope: str,
+        query: str,
+        *,
+        max_iterations: int = 3,
+        force_hard: bool = False,
+        options: SearchOptions | None = None,
+        **kwargs: Any,
+    ) -> IterativeResult:
+        """Gated grade-then-reformulate loop; `abstained` when still insufficient at the end."""
+        check_scope(scope)
+        built = options.validated() if options is not None else SearchOptions.build(**kwargs)
+        return self.recall.search_iterative(
+            scope, query, built, max_iterations=max_iterations, force_hard=force_hard
+        )
 
 
 _LIVE = ("active", "quarantined")

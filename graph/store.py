@@ -161,6 +161,39 @@ EXACT_SCAN_LIMIT = 5_000
 MAX_INDEX_FETCH = 10_000
 
 
+@dataclass(frozen=True)
+class WriteContext:
+    """What the pipeline looks at before deciding (see cypher/fact_write_context.cypher)."""
+
+    duplicate: Fact | None
+    live: int
+    slot: list[Fact]
+
+
+def write_context(
+    tx: ManagedTransaction,
+    *,
+    scope: str,
+    content_hash: str,
+    subject_key: str | None,
+    predicate_key: str | None,
+) -> WriteContext:
+    record = run(
+        tx,
+        "fact_write_context",
+        scope=scope,
+        hash=content_hash,
+        subject_key=subject_key,
+        predicate_key=predicate_key,
+    )[0]
+    duplicate = record["duplicate"]
+    return WriteContext(
+        duplicate=Fact.from_node(duplicate) if duplicate is not None else None,
+        live=int(record["live"]),
+        slot=[Fact.from_node(f) for f in record["slot"]],
+    )
+
+
 def neighbours(
     tx: ManagedTransaction,
     *,
@@ -169,6 +202,7 @@ def neighbours(
     k: int,
     statuses: tuple[str, ...],
     exclude: tuple[str, ...] = (),
+    total: int | None = None,
 ) -> list[Neighbour]:
     """Nearest facts of a scope by cosine, best first, with the true cosine in [-1, 1].
 
@@ -182,7 +216,8 @@ def neighbours(
         "statuses": list(statuses),
         "exclude": list(exclude),
     }
-    total = run(tx, "fact_scope_count", **params)[0]["count"]
+    if total is None:
+        total = int(run(tx, "fact_scope_count", **params)[0]["count"])
     if total == 0:
         return []
     if total <= EXACT_SCAN_LIMIT:

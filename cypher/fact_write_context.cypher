@@ -1,0 +1,22 @@
+// What the write pipeline needs to know before deciding, in one round trip: the live exact
+// duplicate (if any), how many live facts the scope holds (exact scan or vector index for the
+// near-duplicate check), and the active facts in the same subject / predicate slot.
+CALL () {
+  OPTIONAL MATCH (d:Fact)
+  WHERE d.scope = $scope AND d.live_hash = $hash
+  RETURN d {.*, embedding: null} AS duplicate
+}
+CALL () {
+  MATCH (c:Fact)
+  WHERE c.scope = $scope AND c.status = 'active'
+  RETURN count(c) AS live
+}
+CALL () {
+  OPTIONAL MATCH (s:Fact)
+  WHERE $subject_key IS NOT NULL AND $predicate_key IS NOT NULL
+    AND s.scope = $scope AND s.subject_key = $subject_key AND s.predicate_key = $predicate_key
+    AND s.status = 'active'
+  WITH s ORDER BY s.valid_from DESC, s.recorded_at DESC
+  RETURN collect(s {.*, embedding: null}) AS slot
+}
+RETURN duplicate, live, slot
