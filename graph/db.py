@@ -3,10 +3,15 @@
 Managed transactions (`execute_read` / `execute_write`) are retried by the driver on transient
 errors, which is what makes a write all-or-nothing even when Neo4j hiccups. Connection loss is
 translated into `DatabaseUnavailable` so callers can answer 503 instead of crashing.
+
+Once Neo4j is known to be down, queries fail at once instead of each sitting in the driver's
+retry loop: at most one caller per `PROBE_INTERVAL` probes the server, and the first successful
+probe reopens the gate, so the service recovers by itself when Neo4j returns.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -23,6 +28,8 @@ from graph.errors import DatabaseUnavailable
 T = TypeVar("T")
 
 QueryHook = Callable[[str, float], None]
+
+PROBE_INTERVAL = 1.0
 
 
 class Database:
@@ -41,20 +48,57 @@ class Database:
             liveness_check_timeout=5.0,
         )
         self.query_hooks: list[QueryHook] = []
+        self._down_since: float | None = None
+        self._next_probe = 0.0
+        self._gate = threading.Lock()
 
     def close(self) -> None:
         self.driver.close()
+
+    def _unavailable(self, cause: str) -> DatabaseUnavailable:
+        return DatabaseUnavailable(
+            f"Neo4j at {self.settings.bolt_uri} is unavailable ({cause}); retry when it is back"
+        )
+
+    @property
+    def available(self) -> bool:
+        """False from a connection failure until a probe reaches Neo4j again."""
+        return self._down_since is None
+
+    def _check_gate(self) -> None:
+        """Fail fast while Neo4j is down; one caller per interval probes and may reopen."""
+        if self.available:
+            return
+        with self._gate:
+            down_since = self._down_since
+            if down_since is None:
+                return
+            now = time.monotonic()
+            if now < self._next_probe:
+                raise self._unavailable(f"down for {now - down_since:.0f}s")
+            self._next_probe = now + PROBE_INTERVAL
+        try:
+            self.driver.verify_connectivity()
+        except Exception as exc:  # any failure to connect keeps the gate closed
+            raise self._unavailable(type(exc).__name__) from exc
+        with self._gate:
+            self._down_since = None
+
+    def _mark_down(self) -> None:
+        with self._gate:
+            if self._down_since is None:
+                self._down_since = time.monotonic()
+                self._next_probe = self._down_since + PROBE_INTERVAL
 
     @contextmanager
     def _translate(self, what: str) -> Iterator[None]:
         started = time.perf_counter()
         try:
+            self._check_gate()
             yield
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            raise DatabaseUnavailable(
-                f"Neo4j at {self.settings.bolt_uri} is unavailable ({type(exc).__name__}); "
-                "retry when it is back"
-            ) from exc
+            self._mark_down()
+            raise self._unavailable(type(exc).__name__) from exc
         finally:
             elapsed = time.perf_counter() - started
             for hook in self.query_hooks:
@@ -98,14 +142,13 @@ class Database:
             return session.execute_read(work)
 
     def ping(self) -> str:
-        """The server version; raises DatabaseUnavailable when Neo4j does not answer."""
-        with self._translate("ping"):
-            records, _, _ = self.driver.execute_query(
-                "CALL dbms.components() YIELD versions RETURN versions[0] AS version",
-                database_=self.name,
-                routing_=neo4j.RoutingControl.READ,
-            )
-        return str(records[0]["version"])
+        """The server version; raises DatabaseUnavailable at once when Neo4j does not answer.
+
+        An auto-commit query, so it is not retried: a health probe must answer quickly.
+        """
+        with self._translate("ping"), self.driver.session(database=self.name) as session:
+            record = session.run(cypher.load("health_ping")).single(strict=True)
+        return str(record["version"])
 
 
 def run(tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:

@@ -1,0 +1,159 @@
+"""Neo4j killed under a writing client: 503s that say so, /healthz says what is down, the
+service recovers by itself, and every acknowledged write is there after the restart.
+
+Runs against a second, private Neo4j (own home and ports) so the suite's server is untouched.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import httpx
+import pytest
+
+from graph.config import Settings
+from graph.db import Database
+from graph.embedding import Embedder
+from graph.memory import Memory
+from graph.neo4j_local import LocalNeo4j
+from graph.schema import apply_schema
+from resolvers.app import create_app
+from tests.live_server import free_port, serve
+
+pytestmark = pytest.mark.slow
+
+REMEMBER = """
+mutation($scope: String!, $text: String!) {
+  remember(scope: $scope, fact: {text: $text}, pipeline: false) { fact { id } }
+}"""
+GET = "query($scope: String!, $id: ID!) { fact(scope: $scope, id: $id) { id text } }"
+SCOPE = "faults"
+
+
+@pytest.fixture
+def private_neo4j(
+    settings: Settings, neo4j_server: Settings, tmp_path: Path
+) -> Iterator[LocalNeo4j]:
+    local = replace(
+        settings.local,
+        home=tmp_path / "neo4j",
+        bolt_port=free_port(),
+        http_port=free_port(),
+        heap="512m",
+        pagecache="64m",
+    )
+    instance = LocalNeo4j(replace(settings, local=local, neo4j_uri=None))
+    started = time.monotonic()
+    instance.start()
+    print(f"\nphase neo4j-start {time.monotonic() - started:.1f}s")
+    try:
+        yield instance
+    finally:
+        instance.kill()  # nothing to keep: a graceful stop would only cost time
+
+
+@dataclass
+class Writer:
+    """A client that keeps writing and keeps score of what the service told it."""
+
+    url: str
+    acked: dict[str, str] = field(default_factory=dict)  # text -> id
+    refused: list[str] = field(default_factory=list)  # 503 messages
+    unexpected: list[str] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def run(self) -> None:
+        with httpx.Client(base_url=self.url, timeout=60) as client:
+            while not self.stop.is_set():
+                text = f"fault probe {uuid.uuid4().hex}"
+                try:
+                    response = client.post(
+                        "/graphql",
+                        json={"query": REMEMBER, "variables": {"scope": SCOPE, "text": text}},
+                    )
+                except httpx.HTTPError as exc:
+                    self.unexpected.append(f"transport: {exc!r}")
+                    continue
+                body = response.json()
+                if response.status_code == 200 and not body.get("errors"):
+                    self.acked[text] = body["data"]["remember"]["fact"]["id"]
+                elif response.status_code == 503:
+                    self.refused.append(body["errors"][0]["message"])
+                else:
+                    self.unexpected.append(f"{response.status_code}: {response.text[:300]}")
+                time.sleep(0.05)
+
+
+def _wait_healthy(client: httpx.Client, timeout: float) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        if client.get("/healthz").status_code == 200:
+            return time.monotonic() - started
+        time.sleep(0.5)
+    raise AssertionError(f"service did not recover within {timeout}s")
+
+
+def test_neo4j_killed_and_restarted_under_writes(
+    private_neo4j: LocalNeo4j, embedder: Embedder
+) -> None:
+    t0 = time.monotonic()
+    db = Database(private_neo4j.settings)
+    apply_schema(db, embedder.dimensions, embedder.id)
+    print(f"\nphase schema {time.monotonic() - t0:.1f}s")
+    memory = Memory(db, embedder)
+    try:
+        with serve(create_app(memory=memory)) as url, httpx.Client(base_url=url, timeout=60) as c:
+            writer = Writer(url)
+            thread = threading.Thread(target=writer.run, daemon=True)
+            thread.start()
+            deadline = time.monotonic() + 30
+            while len(writer.acked) < 5 and time.monotonic() < deadline:
+                time.sleep(0.1)
+            acked_before_kill = len(writer.acked)
+            print(f"phase first-acks {time.monotonic() - t0:.1f}s")
+
+            private_neo4j.kill()  # SIGKILL, as a crash would
+            killed = time.monotonic()
+
+            health = c.get("/healthz")
+            health_answered_in = time.monotonic() - killed
+            assert health.status_code == 503
+            assert health.json()["neo4j"] == "down" and "unavailable" in health.json()["detail"]
+            read = c.post("/graphql", json={"query": GET, "variables": {"scope": SCOPE, "id": "x"}})
+            assert read.status_code == 503
+            error = read.json()["errors"][0]
+            assert error["extensions"]["code"] == "DATABASE_UNAVAILABLE"
+            assert "unavailable" in error["message"] and "Traceback" not in read.text
+            assert time.monotonic() - killed < 10, "503s must come fast, not after retries"
+
+            print(f"phase outage-checked {time.monotonic() - t0:.1f}s")
+            private_neo4j.start()  # same data directory; the service is not restarted
+            print(f"phase restarted {time.monotonic() - t0:.1f}s")
+            recovered_in = _wait_healthy(c, timeout=60)
+            time.sleep(1.5)
+            writer.stop.set()
+            thread.join(timeout=90)
+            print(f"phase writer-joined {time.monotonic() - t0:.1f}s")
+
+            assert acked_before_kill > 0
+            assert writer.refused, "writes during the outage must say they failed"
+            assert all("unavailable" in m for m in writer.refused)
+            assert not writer.unexpected, writer.unexpected[:3]
+            assert len(writer.acked) > acked_before_kill, "writes resume after recovery"
+            missing = [
+                text
+                for text, fact_id in writer.acked.items()
+                if (fact := memory.get(SCOPE, fact_id)) is None or fact.text != text
+            ]
+            assert missing == [], f"{len(missing)} acknowledged writes lost"
+            print(
+                f"\nfaults: acked={len(writer.acked)} refused(503)={len(writer.refused)} "
+                f"health_503_in={health_answered_in:.2f}s recovered_in={recovered_in:.1f}s lost=0"
+            )
+    finally:
+        db.close()
