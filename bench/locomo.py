@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     memory = Memory.connect(Settings.from_env())
     tally = Tally()
     latencies: list[float] = []
+    stages: dict[str, list[float]] = defaultdict(list)
     run_id = uuid.uuid4().hex[:8]
     scopes: list[str] = []
     try:
@@ -193,6 +194,8 @@ def main(argv: list[str] | None = None) -> int:
                     result = memory.search(scope, str(qa["question"]), options=options)
                     if mode is Mode.HYBRID:
                         latencies.append((time.perf_counter() - t0) * 1000.0)
+                        for stage, ms in result.timings_ms.items():
+                            stages[stage].append(ms)
                     hits = [dia(h.fact) for h in result.hits]
                     rank_of = {h.fact.id: i for i, h in enumerate(result.hits)}
                     window = [
@@ -230,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
             f"hybrid search latency (Python API, embedding included): "
             f"p50 {statistics.median(ordered):.1f} ms, p95 {p95:.1f} ms over {len(ordered)}"
         )
+        parts = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages.items())
+        print(f"median per stage (ms): {parts}")
     return 0
 
 

@@ -1,5 +1,5 @@
-// Hybrid search candidates in one round trip: full-text and vector lists from Neo4j's own
-// indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and optionally an
+// Hybrid search candidates in one round trip: full-text (fact_fulltext_scoped; $lucene carries
+// a zero-weight scope clause) and vector lists from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and optionally an
 // entity-expansion list. Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each
 // index is over-fetched ($fetch) and filtered; when that leaves fewer than $k candidates the
 // filter was selective and the list is recomputed exactly over the filtered set (every
@@ -8,7 +8,7 @@
 CALL () {
   WITH $lucene AS lucene
   WHERE lucene <> ''
-  CALL db.index.fulltext.queryNodes('fact_fulltext', lucene, {limit: $fetch}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_fulltext_scoped', lucene, {limit: $fetch}) YIELD node, score
   WITH node AS f, score
   WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
@@ -22,7 +22,7 @@ CALL () {
 CALL (ft_raw, ft_fast) {
   WITH ft_raw, ft_fast
   WHERE size(ft_fast) < $k AND ft_raw >= $fetch
-  CALL db.index.fulltext.queryNodes('fact_fulltext', $lucene) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_fulltext_scoped', $lucene) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)

@@ -354,3 +354,15 @@ def test_the_active_reranker_decides_relevance(
         set_reranker(previous)
     assert get_reranker().name == "fusion"
     assert after.hits[-1].fact.id == before.hits[0].fact.id == garden["violin"]
+
+
+def test_a_scope_whose_name_extends_another_stays_apart(memory: Memory, scope: str) -> None:
+    twin = f"{scope}-twin"
+    try:
+        mine = put(memory, scope, "Harbour ferry timetable for winter")
+        put(memory, twin, "Harbour ferry timetable for summer")
+        for mode in ("fulltext", "vector", "hybrid"):
+            hits = memory.search(scope, "harbour ferry timetable", mode=mode, top_k=10).hits
+            assert [h.fact.id for h in hits] == [mine], mode
+    finally:
+        memory.db.write("scope_delete", {"scope": twin})

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from graph.errors import ValidationError
 from graph.facts import Fact, FactStatus
 from graph.search import SearchOptions, Weights, escape, rrf, to_lucene, weighted_fusion
-from graph.search.lucene import MAX_TERMS, terms
+from graph.search.lucene import MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -173,3 +173,10 @@ def test_limits_are_inclusive() -> None:
     built = SearchOptions.build(fusion={"method": "WEIGHTED", "vector": 2}, as_of="2024-01-01")
     assert built.fusion.weights() == {"fulltext": 1.0, "vector": 2.0, "graph": 1.0}
     assert built.as_of == datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def test_the_scope_clause_is_a_zero_weight_phrase() -> None:
+    assert scoped('team "a"\\b', "alice work") == (
+        '+scope:"team \\"a\\"\\\\b"^0 +index_text:(alice work)'
+    )
+    assert scoped("anything", "") == ""

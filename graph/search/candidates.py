@@ -8,6 +8,7 @@ from typing import Any
 
 from graph.db import Database
 from graph.facts import Fact, FactStatus
+from graph.search.lucene import scoped
 from graph.search.options import Mode, SearchOptions
 
 OVERFETCH = 3
@@ -58,7 +59,7 @@ def fetch(
     k = options.candidate_top_k
     params = filter_params(scope, options, now)
     params.update(
-        lucene=lucene if options.mode is not Mode.VECTOR else "",
+        lucene=scoped(scope, lucene) if options.mode is not Mode.VECTOR else "",
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         k=k,
         fetch=k * OVERFETCH,

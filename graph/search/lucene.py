@@ -48,3 +48,21 @@ def to_lucene(text: str) -> str:
     Words are lowercased so that AND / OR / NOT typed by a user are terms, not operators.
     """
     return " ".join(escape(term) for term in terms(text))
+
+
+def phrase(text: str) -> str:
+    """`text` as a quoted Lucene phrase: inside quotes only backslash and quote are special."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def scoped(scope: str, lucene: str) -> str:
+    """Restrict a terms query to one scope on the fact_fulltext_scoped index.
+
+    The scope clause is required but weighs nothing (^0), so scores equal those of the plain
+    index; the terms only match the index text. The analyzer may split a scope name into
+    several tokens, so the phrase can also match a longer scope name: Cypher still checks
+    f.scope exactly, the clause only keeps other scopes from crowding the index's ranking.
+    """
+    if not lucene:
+        return ""
+    return f"+scope:{phrase(scope)}^0 +index_text:({lucene})"
