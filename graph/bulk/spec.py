@@ -55,6 +55,7 @@ ENTITY_FIELDS = frozenset(
     {"canonical", "name", "aliases", "type", "lexical_text", "created_at", "scope", "properties"}
 )
 ROLES = ("subject", "object")
+_NUMBER_TYPES = frozenset({float, int})
 _ENTITY_KNOWN = frozenset({"scope", "canonical", "name", "aliases", "type", "lexical_text"})
 
 
@@ -197,7 +198,7 @@ def _vector(raw: Any, dimensions: int) -> list[float] | None:
         total = math.fsum(raw)
     except (TypeError, ValueError, OverflowError):
         raise ValidationError("embedding", "must be a list of finite numbers") from None
-    if not math.isfinite(total) or any(isinstance(x, bool) for x in raw):
+    if not math.isfinite(total) or not set(map(type, raw)) <= _NUMBER_TYPES:  # no bools
         raise ValidationError("embedding", "must be a list of finite numbers")
     return list(map(float, raw))
 
