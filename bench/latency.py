@@ -1,0 +1,569 @@
+"""Search and write latency of factgraph beside Neo4j's own floor, at 10,000 and 100,000 facts.
+
+For each size, a scope is seeded reproducibly from --seed (bench/latency_corpus.py: people,
+places, projects; entities from subject and object; tags; sessions of turns; supersede chains)
+with the fast importer and vectors from a pool of real embeddings, then measured in one run:
+
+  search    full-text only, vector only, hybrid, hybrid + expandHops, hybrid + turn window,
+            hybrid with a selective tag filter; through the Python API, GraphQL and REST over
+            HTTP (a real uvicorn service in a subprocess on loopback); 1 and 8 clients
+  floor     the raw `db.index.fulltext.queryNodes` / `db.index.vector.queryNodes` calls over
+            the same driver with the engine's limit, plus the query embedding alone
+  writes    remember with the pipeline on and off; browse: lexical search and timeline
+  memory    the service process's resident set across --rss-searches GraphQL searches
+
+Every measured search uses a query never asked before, so the query-embedding cache never
+helps. Results go to bench/results/latency.{md,png,json}. Not part of `make test`.
+
+    .venv/bin/python bench/latency.py                          # 10,000 and 100,000 facts
+    .venv/bin/python bench/latency.py --facts 2000 --queries 30 --rss-searches 500
+    .venv/bin/python bench/latency.py --skip-100k --keep       # keep the seeded scope
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.latency_corpus import (
+    LEXICAL_NEEDLES,
+    RARE_TAG,
+    Queries,
+    core_pool,
+    fact_rows,
+    pool_vectors,
+)
+from bench.latency_report import Figure, machine, markdown, plot, stamp
+from graph.bulk.autocommit import delete_scope
+from graph.bulk.importer import ImportOptions, run_import
+from graph.config import Settings
+from graph.embedding import Embedder
+from graph.memory import Memory
+from graph.search import SearchOptions, access, to_lucene
+from graph.search.candidates import OVERFETCH
+
+RESULTS = Path(__file__).resolve().parent / "results"
+SEARCH_GQL = """
+query Search($scope: String!, $text: String!, $options: SearchOptionsInput) {
+  search(scope: $scope, query: $text, options: $options) {
+    hits { score relevance fact { id text subject tags importance sessionId turn validFrom } }
+    related { reason hitId fact { id text } }
+  }
+}
+"""
+
+# name -> (Python options, GraphQL options, REST body fields or None when REST cannot say it)
+CONFIGS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]] = {
+    "fulltext": ({"mode": "fulltext"}, {"mode": "FULLTEXT"}, None),
+    "vector": ({"mode": "vector"}, {"mode": "VECTOR"}, None),
+    "hybrid": ({}, {}, {}),
+    "hybrid+expand": ({"expand_hops": 1}, {"expandHops": 1}, None),
+    "hybrid+window": (
+        {"prev_turns": 2, "next_turns": 2},
+        {"prevTurns": 2, "nextTurns": 2},
+        {"prev_turns": 2, "next_turns": 2},
+    ),
+    "hybrid+filter": ({"tags": [RARE_TAG]}, {"tags": [RARE_TAG]}, {"tags": [RARE_TAG]}),
+}
+FLOOR_OF = {
+    "fulltext": "fulltext",
+    "vector": "vector",
+    "hybrid": "hybrid",
+    "hybrid+expand": "hybrid",
+    "hybrid+window": "hybrid",
+    "hybrid+filter": "hybrid",
+}
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    pos = (len(ordered) - 1) * q
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def run_timed(
+    work: Callable[[str], None], inputs: Sequence[str], clients: int
+) -> tuple[list[float], float, int]:
+    """Latencies (ms) of `work` over `inputs` spread on `clients` threads; wall time; errors."""
+    latencies: list[float] = []
+    errors = 0
+    lock = threading.Lock()
+    items = iter(inputs)
+
+    def worker() -> None:
+        nonlocal errors
+        while True:
+            with lock:
+                item = next(items, None)
+            if item is None:
+                return
+            started = time.perf_counter()
+            try:
+                work(item)
+            except Exception as exc:
+                with lock:
+                    errors += 1
+                    if errors <= 3:
+                        print(f"  error: {exc!r}"[:300], file=sys.stderr)
+                continue
+            elapsed = (time.perf_counter() - started) * 1000.0
+            with lock:
+                latencies.append(elapsed)
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(clients) as pool:
+        for future in [pool.submit(worker) for _ in range(clients)]:
+            future.result()
+    return latencies, time.perf_counter() - started, errors
+
+
+def figure(
+    facts: int,
+    group: str,
+    name: str,
+    interface: str,
+    clients: int,
+    latencies: list[float],
+    wall: float,
+    errors: int,
+) -> Figure:
+    f = Figure(
+        facts=facts,
+        group=group,
+        name=name,
+        interface=interface,
+        clients=clients,
+        count=len(latencies),
+        p50=percentile(latencies, 0.50),
+        p95=percentile(latencies, 0.95),
+        p99=percentile(latencies, 0.99),
+        mean=statistics.fmean(latencies) if latencies else 0.0,
+        qps=len(latencies) / wall if wall > 0 else 0.0,
+        errors=errors,
+    )
+    print(
+        f"  {facts:>7} {group:6} {name:14} {interface:8} x{clients}  p50 {f.p50:7.1f}  "
+        f"p95 {f.p95:7.1f}  p99 {f.p99:7.1f} ms  {f.qps:6.1f}/s"
+        + (f"  {errors} err" if errors else ""),
+        file=sys.stderr,
+        flush=True,
+    )
+    return f
+
+
+# -- seeding -----------------------------------------------------------------------------------
+def scope_name(facts: int, seed: int) -> str:
+    return f"bench-latency-{facts}-s{seed}"
+
+
+def fact_count(memory: Memory, scope: str) -> int:
+    params = {"scope": scope, "statuses": ["active", "superseded", "quarantined"]}
+    return int(memory.db.read("fact_scope_count", params)[0][0])
+
+
+def seed_scope(memory: Memory, scope: str, facts: int, seed: int, pool_size: int) -> float:
+    pool = core_pool(seed, pool_size)
+    started = time.perf_counter()
+    vectors = pool_vectors(memory.embedder, pool, memory.settings.home / "bench-cache")
+    print(
+        f"pool of {len(pool)} sentences embedded in {time.perf_counter() - started:.0f}s",
+        file=sys.stderr,
+    )
+    delete_scope(memory.db, scope)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "facts.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            for row in fact_rows(seed, facts, pool, vectors):
+                out.write(json.dumps(row) + "\n")
+        started = time.perf_counter()
+        summary = run_import(
+            memory,
+            ImportOptions(path=path, scope=scope, fast=True, batch_size=1000, progress=False),
+        )
+    seconds = time.perf_counter() - started
+    print(
+        f"seeded {scope}: {summary.inserted} facts in {seconds:.0f}s "
+        f"({summary.inserted / max(seconds, 1e-9):.0f}/s), {len(summary.errors)} errors",
+        file=sys.stderr,
+    )
+    if summary.errors:
+        print("\n".join(str(e) for e in summary.errors[:5]), file=sys.stderr)
+    return seconds
+
+
+# -- the service under test ------------------------------------------------------------------
+def serve(port: int) -> None:
+    """The service process: `Memory.connect` + `create_app` on uvicorn, as `factgraph serve`."""
+    import uvicorn
+
+    from graph.logs import setup_logging
+    from resolvers.app import create_app
+
+    settings = Settings.from_env().with_overrides(host="127.0.0.1", port=port)
+    memory = Memory.connect(settings)
+    setup_logging("info", settings.log_format)
+    app = create_app(memory=memory, settings=settings)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_config=None, access_log=False)
+
+
+@contextmanager
+def service(log_path: Path) -> Iterator[tuple[str, int]]:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    with log_path.open("w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--serve", str(port)],
+            stdout=log,
+            stderr=log,
+            env={**os.environ, "FACTGRAPH_AUTH": "auto"},
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"service exited ({proc.returncode}); see {log_path}")
+            try:
+                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"service did not start; see {log_path}")
+            time.sleep(0.3)
+        yield base, proc.pid
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+class Clients:
+    """One keep-alive HTTP client per thread, like an agent that holds its connection."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self._local = threading.local()
+        self._all: list[httpx.Client] = []
+        self._lock = threading.Lock()
+
+    def get(self) -> httpx.Client:
+        client: httpx.Client | None = getattr(self._local, "client", None)
+        if client is None:
+            client = httpx.Client(base_url=self.base, timeout=60)
+            self._local.client = client
+            with self._lock:
+                self._all.append(client)
+        return client
+
+    def close(self) -> None:
+        for client in self._all:
+            client.close()
+
+    def graphql(self, scope: str, query: str, options: dict[str, Any]) -> None:
+        body = {
+            "query": SEARCH_GQL,
+            "variables": {"scope": scope, "text": query, "options": options},
+        }
+        response = self.get().post("/graphql", json=body)
+        data = response.json()
+        if response.status_code != 200 or data.get("errors"):
+            raise RuntimeError(f"GraphQL {response.status_code}: {str(data)[:200]}")
+
+    def rest(self, scope: str, query: str, fields: dict[str, Any]) -> None:
+        response = self.get().post(
+            "/api/v1/search", json={"query": query, **fields}, headers={"X-Scope": scope}
+        )
+        if response.status_code != 200:
+            raise RuntimeError(f"REST {response.status_code}: {response.text[:200]}")
+
+
+# -- the measurements ------------------------------------------------------------------------
+class Bench:
+    def __init__(self, memory: Memory, args: argparse.Namespace, queries: Queries) -> None:
+        self.memory = memory
+        self.args = args
+        self.queries = queries
+        self.figures: list[Figure] = []
+        self.floors: dict[tuple[int, str], tuple[float, float]] = {}
+
+    def fresh(self, count: int) -> list[str]:
+        return self.queries.take(count)
+
+    def floor(self, facts: int, scope: str) -> None:
+        """Neo4j's and the model's own time for the same queries: raw index calls + embedding."""
+        embedder = self.memory.embedder
+        k = SearchOptions().candidate_top_k * OVERFETCH
+        db = self.memory.db
+        # The model itself, past the query cache (distinct queries would miss it anyway).
+        embed_raw: Callable[[Embedder, str], tuple[float, ...]] = Embedder.embed_query.__wrapped__
+        warm = self.fresh(10)
+        for q in warm:
+            vec = list(embed_raw(embedder, q))
+            db.read("bench_floor_hybrid", {"lucene": to_lucene(q), "vector": vec, "k": k})
+        n = self.args.queries
+        series: dict[str, list[float]] = {"embed": [], "fulltext": [], "vector": [], "both": []}
+        sums: dict[str, list[float]] = {"fulltext": [], "vector": [], "hybrid": []}
+        for q in self.fresh(n):
+            t0 = time.perf_counter()
+            vec = list(embed_raw(embedder, q))
+            t1 = time.perf_counter()
+            lucene = to_lucene(q)
+            db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
+            t2 = time.perf_counter()
+            db.read("bench_floor_vector", {"vector": vec, "k": k})
+            t3 = time.perf_counter()
+            db.read("bench_floor_hybrid", {"lucene": lucene, "vector": vec, "k": k})
+            t4 = time.perf_counter()
+            embed, ft, vc, both = (t1 - t0, t2 - t1, t3 - t2, t4 - t3)
+            for name, value in (("embed", embed), ("fulltext", ft), ("vector", vc), ("both", both)):
+                series[name].append(value * 1000.0)
+            sums["fulltext"].append(ft * 1000.0)
+            sums["vector"].append((embed + vc) * 1000.0)
+            sums["hybrid"].append((embed + both) * 1000.0)
+        for name, values in series.items():
+            label = {
+                "embed": "query embedding",
+                "fulltext": "fulltext index call",
+                "vector": "vector index call",
+                "both": "both index calls, one query",
+            }[name]
+            self.figures.append(
+                figure(
+                    facts,
+                    "floor",
+                    label,
+                    "cypher" if name != "embed" else "model",
+                    1,
+                    values,
+                    sum(values) / 1000.0,
+                    0,
+                )
+            )
+        for name, values in sums.items():
+            self.floors[(facts, name)] = (percentile(values, 0.5), percentile(values, 0.95))
+            label = {
+                "fulltext": "floor fulltext",
+                "vector": "floor vector = embed + index",
+                "hybrid": "floor hybrid = embed + both",
+            }[name]
+            self.figures.append(
+                figure(facts, "floor", label, "cypher+model", 1, values, sum(values) / 1000.0, 0)
+            )
+
+    def searches(self, facts: int, scope: str, clients: Clients) -> None:
+        n = self.args.queries
+        for name, (py_opts, gql_opts, rest_fields) in CONFIGS.items():
+            options = SearchOptions.build(**py_opts)
+            parts: dict[str, list[float]] = {}
+
+            def python(
+                q: str, options: SearchOptions = options, parts: dict[str, list[float]] = parts
+            ) -> None:
+                result = self.memory.search(scope, q, options=options)
+                for key, value in result.timings_ms.items():
+                    parts.setdefault(key, []).append(value)
+
+            interfaces: list[tuple[str, Callable[[str], None]]] = [("python", python)]
+            interfaces.append(
+                ("graphql", lambda q, o=gql_opts: clients.graphql(scope, q, o))  # type: ignore[misc]
+            )
+            if rest_fields is not None:
+                interfaces.append(
+                    ("rest", lambda q, o=rest_fields: clients.rest(scope, q, o))  # type: ignore[misc]
+                )
+            for interface, work in interfaces:
+                for count in self.args.clients:
+                    run_timed(work, self.fresh(max(8, count * 2)), count)  # warm-up
+                    parts.clear()
+                    lat, wall, errors = run_timed(work, self.fresh(n), count)
+                    f = figure(facts, "search", name, interface, count, lat, wall, errors)
+                    floor = self.floors.get((facts, FLOOR_OF[name]))
+                    if floor is not None:
+                        f.floor = FLOOR_OF[name]
+                        f.floor_p50, f.floor_p95 = floor
+                    if interface == "python" and count == 1:
+                        f.parts_ms = {k: statistics.median(v) for k, v in parts.items()}
+                    self.figures.append(f)
+        access.recorder(self.memory.db).flush(60)
+
+    def writes(self, facts: int, scope: str) -> None:
+        m = self.args.writes
+        for pipeline in (True, False):
+            texts = [
+                f"{q.capitalize()}? Someone answered at length (write {i})"
+                for i, q in enumerate(self.fresh(m + 5))
+            ]
+
+            def remember(text: str, pipeline: bool = pipeline) -> None:
+                self.memory.remember_with_decision(
+                    scope,
+                    {"text": text, "tags": ["bench-write"], "session_id": "bench-w"},
+                    pipeline=pipeline,
+                )
+
+            run_timed(remember, texts[:5], 1)
+            lat, wall, errors = run_timed(remember, texts[5:], 1)
+            label = "remember, pipeline " + ("on" if pipeline else "off")
+            self.figures.append(figure(facts, "write", label, "python", 1, lat, wall, errors))
+
+    def lexical(self, scope: str, needle: str) -> None:
+        self.memory.lexical_search(scope, needle, limit=10)
+
+    def browse(self, facts: int, scope: str) -> None:
+        n = self.args.queries
+        needles = [LEXICAL_NEEDLES[i % len(LEXICAL_NEEDLES)] for i in range(n)]
+        lat, wall, errors = run_timed(
+            lambda q: self.lexical(scope, q),
+            needles[:5],
+            1,
+        )
+        lat, wall, errors = run_timed(lambda q: self.lexical(scope, q), needles, 1)
+        self.figures.append(
+            figure(facts, "browse", "lexical search", "python", 1, lat, wall, errors)
+        )
+        sessions = [f"s{self.args.seed}-{1 + i * 7:06d}" for i in range(n)]
+
+        def page(session: str) -> None:
+            self.memory.timeline(scope, first=20, session_id=session or None)
+
+        run_timed(page, [""] * 5, 1)
+        lat, wall, errors = run_timed(page, [""] * n, 1)
+        self.figures.append(
+            figure(facts, "browse", "timeline, first page", "python", 1, lat, wall, errors)
+        )
+        lat, wall, errors = run_timed(page, sessions, 1)
+        self.figures.append(
+            figure(facts, "browse", "timeline, one session", "python", 1, lat, wall, errors)
+        )
+
+    def rss(self, scope: str, clients: Clients, pid: int) -> list[tuple[int, float]]:
+        total = self.args.rss_searches
+        batch = max(50, total // 40)
+        run_timed(lambda q: clients.graphql(scope, q, {}), self.fresh(50), 8)
+        samples = [(0, rss_mib(pid))]
+        done = 0
+        while done < total:
+            size = min(batch, total - done)
+            run_timed(lambda q: clients.graphql(scope, q, {}), self.fresh(size), 8)
+            done += size
+            samples.append((done, rss_mib(pid)))
+        print(
+            f"  RSS {samples[0][1]:.0f} -> {samples[-1][1]:.0f} MiB over {done} searches",
+            file=sys.stderr,
+        )
+        return samples
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--facts", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--skip-100k", action="store_true", help="leave out 100,000 facts")
+    parser.add_argument("--queries", type=int, default=200, help="measured searches per series")
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 8])
+    parser.add_argument("--writes", type=int, default=50, help="remembers per pipeline setting")
+    parser.add_argument("--rss-searches", type=int, default=10_000)
+    parser.add_argument("--pool", type=int, default=8000, help="distinct embedded sentences")
+    parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--keep", action="store_true", help="keep the seeded scopes")
+    parser.add_argument("--reuse", action="store_true", help="reuse a kept scope of that size")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve)
+        return 0
+    sizes = [n for n in args.facts if not (args.skip_100k and n >= 100_000)]
+    info = {"started": stamp(), **machine()}
+    settings = Settings.from_env()
+    memory = Memory.connect(settings)
+    info["neo4j"] = (
+        f"{memory.db.ping()} at {settings.bolt_uri} (local settings: heap {settings.local.heap}, "
+        f"pagecache {settings.local.pagecache})"
+    )
+    info["model"] = f"{memory.embedder.id}, {settings.embed_threads} threads"
+    bench = Bench(memory, args, Queries(args.seed))
+    rss: dict[int, list[tuple[int, float]]] = {}
+    notes = [
+        f"Facts share vectors from a pool of {args.pool:,} distinct sentences embedded by the "
+        "real model (bench/latency_corpus.py); queries are embedded live, each one new.",
+        "Service: a uvicorn subprocess (`Memory.connect` + `create_app`, JSON access log at "
+        "info, as `factgraph serve`); HTTP clients are httpx keep-alive clients in threads of "
+        "the bench process, on the same 2 cores.",
+        f"Selective filter: tag '{RARE_TAG}' on about 0.5% of facts.",
+    ]
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "service.log") as (base, pid):
+        clients = Clients(base)
+        try:
+            for facts in sizes:
+                scope = scope_name(facts, args.seed)
+                if not (args.reuse and fact_count(memory, scope) >= facts):
+                    seconds = seed_scope(memory, scope, facts, args.seed, args.pool)
+                    notes.append(f"Seeding {facts:,} facts took {seconds:.0f}s (fast import).")
+                try:
+                    bench.floor(facts, scope)
+                    bench.searches(facts, scope, clients)
+                    bench.browse(facts, scope)
+                    bench.writes(facts, scope)
+                    if facts == max(sizes) and args.rss_searches:
+                        rss[facts] = bench.rss(scope, clients, pid)
+                finally:
+                    if not args.keep:
+                        access.recorder(memory.db).flush(60)
+                        delete_scope(memory.db, scope)
+        finally:
+            clients.close()
+    info["finished"] = stamp()
+    info["load after"] = machine()["uptime"]
+    (out / "latency.json").write_text(
+        json.dumps(
+            {
+                "info": info,
+                "figures": [f.as_json() for f in bench.figures],
+                "rss": {str(k): v for k, v in rss.items()},
+                "notes": notes,
+            },
+            indent=1,
+        )
+    )
+    (out / "latency.md").write_text(markdown(bench.figures, info, rss, notes))
+    plot(bench.figures, rss, info, out / "latency.png")
+    print(f"wrote {out / 'latency.md'}, latency.png, latency.json", file=sys.stderr)
+    memory.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

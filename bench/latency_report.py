@@ -1,0 +1,230 @@
+"""The results of bench/latency.py as a Markdown table and a PNG plot, with the machine's name."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Figure:
+    """One measured series: latency percentiles (ms) and throughput, and its floor if any."""
+
+    facts: int
+    group: str  # search | floor | write | browse
+    name: str  # hybrid, fulltext, ... or floor / write / browse names
+    interface: str  # python | graphql | rest | cypher
+    clients: int
+    count: int
+    p50: float
+    p95: float
+    p99: float
+    mean: float
+    qps: float
+    errors: int = 0
+    floor: str | None = None
+    floor_p50: float | None = None
+    floor_p95: float | None = None
+    parts_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ratio_p50(self) -> float | None:
+        return self.p50 / self.floor_p50 if self.floor_p50 else None
+
+    @property
+    def ratio_p95(self) -> float | None:
+        return self.p95 / self.floor_p95 if self.floor_p95 else None
+
+    def as_json(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["ratio_p50"] = self.ratio_p50
+        out["ratio_p95"] = self.ratio_p95
+        return out
+
+
+def machine() -> dict[str, str]:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": f"{cpu}, {os.cpu_count()} cores",
+        "memory": mem,
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "uptime": _uptime(),
+    }
+
+
+def _uptime() -> str:
+    try:
+        return subprocess.run(
+            ["uptime"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+    except OSError:
+        return "?"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def markdown(
+    figures: Sequence[Figure],
+    info: dict[str, str],
+    rss: dict[int, list[tuple[int, float]]],
+    notes: Sequence[str],
+) -> str:
+    lines = [
+        "# factgraph latency against Neo4j's floor",
+        "",
+        f"Run {info.get('started', '?')} to {info.get('finished', '?')} (UTC) by "
+        "`bench/latency.py`.",
+        "",
+        "| machine | |",
+        "|---|---|",
+        *(f"| {k} | {v} |" for k, v in info.items()),
+        "",
+        "Latencies in milliseconds over distinct queries (no query-embedding cache hits).",
+        "The floor of a search is what Neo4j and the model alone cost for the same query: the",
+        "raw index call(s) over the Python driver with the same limit the engine uses, plus the",
+        "query embedding where the search embeds; ratio = factgraph / floor.",
+        "",
+    ]
+    for facts in sorted({f.facts for f in figures}):
+        lines += [
+            f"## {facts:,} facts",
+            "",
+            "| what | via | clients | n | p50 | p95 | p99 | req/s | floor p50 | floor p95 "
+            "| ratio p50 | ratio p95 |",
+            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+        ]
+        for f in figures:
+            if f.facts != facts:
+                continue
+            err = f" ({f.errors} errors)" if f.errors else ""
+            lines.append(
+                f"| {f.group}: {f.name}{err} | {f.interface} | {f.clients} | {f.count} "
+                f"| {_num(f.p50)} | {_num(f.p95)} | {_num(f.p99)} | {_num(f.qps, 0)} "
+                f"| {_num(f.floor_p50)} | {_num(f.floor_p95)} "
+                f"| {_num(f.ratio_p50, 2)} | {_num(f.ratio_p95, 2)} |"
+            )
+        lines.append("")
+        parts = [f for f in figures if f.facts == facts and f.parts_ms]
+        if parts:
+            lines += [
+                "Where a single-client Python API search spends its time (median ms of the "
+                "engine's own timings):",
+                "",
+                "| search | " + " | ".join(sorted({k for f in parts for k in f.parts_ms})) + " |",
+                "|---|" + "--:|" * len({k for f in parts for k in f.parts_ms}),
+            ]
+            keys = sorted({k for f in parts for k in f.parts_ms})
+            for f in parts:
+                lines.append(
+                    f"| {f.name} | " + " | ".join(_num(f.parts_ms.get(k)) for k in keys) + " |"
+                )
+            lines.append("")
+    for facts, samples in sorted(rss.items()):
+        if not samples:
+            continue
+        first, last = samples[0][1], samples[-1][1]
+        peak = max(s for _, s in samples)
+        lines += [
+            f"## Service memory at {facts:,} facts",
+            "",
+            f"Resident set of the service process across {samples[-1][0]:,} GraphQL searches: "
+            f"{first:.0f} MiB after warm-up, {last:.0f} MiB at the end, peak {peak:.0f} MiB "
+            f"({last - first:+.0f} MiB).",
+            "",
+            "| searches | RSS MiB |",
+            "|--:|--:|",
+            *(f"| {n:,} | {mib:.0f} |" for n, mib in samples[:: max(1, len(samples) // 10)]),
+            "",
+        ]
+    if notes:
+        lines += ["## Notes", "", *(f"- {n}" for n in notes), ""]
+    return "\n".join(lines)
+
+
+def plot(
+    figures: Sequence[Figure],
+    rss: dict[int, list[tuple[int, float]]],
+    info: dict[str, str],
+    path: Path,
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = sorted({f.facts for f in figures if f.group == "search"})
+    panels = len(sizes) + (1 if any(rss.values()) else 0)
+    fig, axes = plt.subplots(panels, 1, figsize=(11, 4.2 * panels), squeeze=False)
+    colours = {"python": "#4c72b0", "graphql": "#dd8452", "rest": "#55a868", "floor": "#8c8c8c"}
+    for ax, facts in zip(axes[:, 0], sizes, strict=False):
+        single = [f for f in figures if f.facts == facts and f.group == "search" and f.clients == 1]
+        names = list(dict.fromkeys(f.name for f in single))
+        width = 0.2
+        for offset, interface in enumerate(("python", "graphql", "rest", "floor")):
+            xs, p50s, p95s = [], [], []
+            for i, name in enumerate(names):
+                match = [f for f in single if f.name == name and f.interface == interface]
+                if interface == "floor":
+                    match = [f for f in single if f.name == name and f.interface == "python"]
+                    if match and match[0].floor_p50 is not None:
+                        xs.append(i + (offset - 1.5) * width)
+                        p50s.append(match[0].floor_p50)
+                        p95s.append(match[0].floor_p95 or 0.0)
+                    continue
+                if match:
+                    xs.append(i + (offset - 1.5) * width)
+                    p50s.append(match[0].p50)
+                    p95s.append(match[0].p95)
+            if not xs:
+                continue
+            ax.bar(xs, p50s, width, color=colours[interface], label=f"{interface} p50")
+            ax.scatter(xs, p95s, color=colours[interface], marker="_", s=300, zorder=3)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names, fontsize=8)
+        ax.set_ylabel("ms, log scale (bar p50, tick p95)")
+        ax.set_yscale("log")
+        ax.axhline(50, color="#c44e52", linestyle=":", linewidth=1)
+        ax.set_title(f"search latency, {facts:,} facts, 1 client (dotted: 50 ms aim)")
+        ax.legend(fontsize=8, ncol=4)
+    if any(rss.values()):
+        ax = axes[-1, 0]
+        for facts, samples in sorted(rss.items()):
+            if samples:
+                ax.plot([n for n, _ in samples], [m for _, m in samples], label=f"{facts:,} facts")
+        ax.set_xlabel("GraphQL searches served")
+        ax.set_ylabel("service RSS (MiB)")
+        ax.set_ylim(bottom=0)
+        ax.set_title("service resident memory")
+        ax.legend(fontsize=8)
+    fig.suptitle(f"factgraph latency: {info.get('cpu', '')}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def stamp() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
