@@ -24,7 +24,7 @@ CALL () {
   RETURN f
 }
 WITH f
-WHERE NOT f.id IN $exclude_ids AND (f.expires_at IS NULL OR f.expires_at > $now)
+WHERE NOT f.id IN $exclude_ids AND coalesce(f.expires_at > $now, true)
 RETURN 'fact' AS type, f.id AS id, f.text AS text, f.valid_from AS time,
        f.recorded_at AS recorded_at
 ORDER BY time DESC, recorded_at DESC, id DESC

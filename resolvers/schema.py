@@ -9,6 +9,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.tools import merge_types
 
+from resolvers.browse import BrowseMutation, BrowseQuery
 from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
@@ -16,8 +17,8 @@ from resolvers.limits import graphql_limits
 from resolvers.observe import HttpStatus, Observe
 from resolvers.search import SearchQuery
 
-Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery))
-Mutation = merge_types("Mutation", (FactMutation,))
+Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, BrowseQuery))
+Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
 
 schema = strawberry.Schema(
     query=Query,

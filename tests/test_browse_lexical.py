@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+import socket
+
+import neo4j
+import pytest
+
+from graph.browse import lexical_search
+from graph.config import Settings
 from graph.cypher import load
 from graph.db import Database
 from graph.embedding import Embedder
 from graph.entities import DefaultEntityResolver
+from graph.errors import DatabaseUnavailable
 from graph.facts import DecisionKind
 from graph.memory import Memory
 from tests.browse_helpers import add
@@ -117,3 +126,25 @@ def test_runs_on_the_text_indexes_not_a_label_scan(db: Database) -> None:
         assert "NodeIndexContainsScan" in plan, name
         assert "TEXT INDEX" in plan and "lexical_text" in plan, name
         assert "NodeByLabelScan" not in plan and "AllNodesScan" not in plan, name
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A loopback port nothing listens on: a Neo4j that is down."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_neo4j_outage_is_a_clear_error(settings: Settings, free_port: int) -> None:
+    down = Database(dataclasses.replace(settings, neo4j_uri=f"bolt://127.0.0.1:{free_port}"))
+    # Same Database, a driver that gives up at once instead of retrying for 15 s.
+    down.driver.close()
+    down.driver = neo4j.GraphDatabase.driver(
+        down.settings.bolt_uri, auth=("neo4j", "x"), max_transaction_retry_time=0
+    )
+    try:
+        with pytest.raises(DatabaseUnavailable, match="unavailable"):
+            lexical_search(down, "any-scope", "needle")
+    finally:
+        down.close()

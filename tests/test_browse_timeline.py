@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
+from graph.cypher import load
+from graph.db import Database
 from graph.errors import ValidationError
 from graph.memory import Memory
 from tests.browse_helpers import T0, add
@@ -142,3 +145,42 @@ def test_bad_arguments_name_their_field(memory: Memory, scope: str) -> None:
 def test_an_unknown_scope_gives_an_empty_page(memory: Memory) -> None:
     page = memory.timeline("no-such-scope-at-all")
     assert page.edges == [] and not page.has_next_page and page.end_cursor is None
+
+
+@pytest.mark.parametrize(
+    ("query", "index"),
+    [
+        ("browse_timeline", "(scope, valid_from)"),
+        ("browse_timeline_partition", "(scope, partition, valid_from)"),
+        ("browse_timeline_session", "(scope, session_id, valid_from)"),
+    ],
+)
+def test_pages_are_read_in_index_order_not_sorted(db: Database, query: str, index: str) -> None:
+    params: dict[str, Any] = {
+        "scope": "s",
+        "upper_valid": "9999-12-31T00:00:00Z",
+        "lower_valid": "0001-01-01T00:00:00Z",
+        "until": None,
+        "snapshot": T0,
+        "partition": "p",
+        "session_id": "s",
+        "now": T0,
+        "exclude_ids": [],
+        "after_valid": None,
+        "after_recorded": None,
+        "after_id": None,
+        "limit": 11,
+    }
+    _, summary, _ = db.driver.execute_query("EXPLAIN " + load(query), params)
+    operators = _operators(summary.plan)
+    assert any(op.startswith("NodeIndexSeek") for op in operators), operators
+    assert index in str(summary.plan)
+    # PartialTop only sorts ties of valid time; a plain Top would sort the whole scope.
+    assert not any(op.split("@")[0] in ("Top", "Sort") for op in operators), operators
+
+
+def _operators(plan: Any) -> list[str]:
+    out = [str(plan["operatorType"])]
+    for child in plan.get("children", []):
+        out.extend(_operators(child))
+    return out

@@ -25,8 +25,9 @@ from graph.facts import Fact
 from graph.validation import check_scope, parse_time
 
 DEFAULT_PAGE = 10
-# Upper bound of valid time for a first page, so the range index can always seek.
+# Bounds of valid time when none is given, so the range index can always seek.
 _END_OF_TIME = "9999-12-31T23:59:59.999999999Z"
+_START_OF_TIME = "0001-01-01T00:00:00Z"
 _CURSOR_VERSION = 1
 
 
@@ -110,13 +111,20 @@ def timeline(
     until_at = parse_time("until", until)
     if since_at and until_at and until_at <= since_at:
         raise ValidationError("until", "must be later than since")
+    for name, value in (("partition", partition), ("sessionId", session_id)):
+        if value is not None and not isinstance(value, str):
+            raise ValidationError(name, "must be a string")
     now = clock()
     key = _decode(after) if after else None
     snapshot = key.snapshot if key else now.isoformat()
+    # A cursor is always below `until`; without one the seek starts at `until` (or the end).
+    upper = until_at.isoformat() if until_at else _END_OF_TIME
+    if key is not None:
+        upper = key.valid
     params: dict[str, Any] = {
         "scope": scope,
-        "upper_valid": key.valid if key else _END_OF_TIME,
-        "since": since_at,
+        "upper_valid": upper,
+        "lower_valid": since_at.isoformat() if since_at else _START_OF_TIME,
         "until": until_at,
         "snapshot": parse_time("after", snapshot),
         "partition": partition,
@@ -128,7 +136,14 @@ def timeline(
         "after_id": key.id if key else None,
         "limit": first + 1,
     }
-    records = db.read("browse_timeline", params)
+    # One query per index, so each page is read in index order (see the Cypher files).
+    if session_id is not None:
+        query = "browse_timeline_session"
+    elif partition is not None:
+        query = "browse_timeline_partition"
+    else:
+        query = "browse_timeline"
+    records = db.read(query, params)
     edges = [
         TimelineEdge(
             node=Fact.from_node(r["fact"]),
