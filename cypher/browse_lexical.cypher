@@ -4,6 +4,9 @@
 // even though the scope and status predicates could also be served by range indexes.
 // Archived facts (superseded, forgotten, quarantined) and facts past their TTL are skipped.
 // Newest first: valid time, then recorded time, then id, like the timeline.
+// At most $cap matches are sorted here; past that (`overflow`) the needle is common in the
+// scope and browse_lexical_dense.cypher finds the newest matches faster by walking the
+// valid-time index, where matches are dense.
 CALL () {
   MATCH (f:Fact)
   USING TEXT INDEX f:Fact(lexical_text)
@@ -25,7 +28,14 @@ CALL () {
 }
 WITH f
 WHERE NOT f.id IN $exclude_ids AND coalesce(f.expires_at > $now, true)
-RETURN 'fact' AS type, f.id AS id, f.text AS text, f.valid_from AS time,
-       f.recorded_at AS recorded_at
-ORDER BY time DESC, recorded_at DESC, id DESC
-LIMIT $limit
+WITH f
+LIMIT $cap + 1
+WITH collect(f) AS found
+CALL (found) {
+  UNWIND CASE WHEN size(found) > $cap THEN [] ELSE found END AS f
+  WITH f
+  ORDER BY f.valid_from DESC, f.recorded_at DESC, f.id DESC
+  LIMIT $limit
+  RETURN collect({id: f.id, text: f.text, time: f.valid_from}) AS hits
+}
+RETURN size(found) > $cap AS overflow, hits

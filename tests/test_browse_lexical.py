@@ -8,7 +8,7 @@ import socket
 import neo4j
 import pytest
 
-from graph.browse import lexical_search
+from graph.browse import lexical, lexical_search
 from graph.config import Settings
 from graph.cypher import load
 from graph.db import Database
@@ -18,6 +18,14 @@ from graph.errors import DatabaseUnavailable
 from graph.facts import DecisionKind
 from graph.memory import Memory
 from tests.browse_helpers import add
+
+
+@pytest.fixture(autouse=True, params=["sorted", "walk"])
+def strategy(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every behaviour holds on both paths: few matches sorted, many found by an index walk."""
+    if request.param == "walk":
+        monkeypatch.setattr(lexical, "SORT_CAP", 0)
+    return str(request.param)
 
 
 def _fact_ids(memory: Memory, scope: str, query: str, **kwargs: object) -> list[str]:
@@ -119,7 +127,7 @@ def test_another_scope_is_never_searched(memory: Memory, scope: str, other_scope
 
 
 def test_runs_on_the_text_indexes_not_a_label_scan(db: Database) -> None:
-    params = {"scope": "s", "needle": "x", "exclude_ids": [], "limit": 10, "now": None}
+    params = {"scope": "s", "needle": "x", "exclude_ids": [], "limit": 10, "now": None, "cap": 9}
     for name in ("browse_lexical", "browse_lexical_entities"):
         _, summary, _ = db.driver.execute_query("EXPLAIN " + load(name), params)
         plan = str(summary.plan)
@@ -148,3 +156,11 @@ def test_a_neo4j_outage_is_a_clear_error(settings: Settings, free_port: int) -> 
             lexical_search(down, "any-scope", "needle")
     finally:
         down.close()
+
+
+def test_common_needles_walk_the_valid_time_index_in_order(db: Database) -> None:
+    params = {"scope": "s", "needle": "x", "exclude_ids": [], "limit": 10, "now": None}
+    _, summary, _ = db.driver.execute_query("EXPLAIN " + load("browse_lexical_dense"), params)
+    plan = str(summary.plan)
+    assert "RANGE INDEX f:Fact(scope, valid_from)" in plan
+    assert "'operatorType': 'Top@" not in plan and "'operatorType': 'Sort@" not in plan

@@ -5,6 +5,10 @@ ranked search may miss. Matching runs on the TEXT indexes over lowercased copies
 (`fact_lexical`) and of an entity's name and aliases (`entity_lexical`); a fact also matches
 through the names and aliases of the entities it mentions. Results are newest first (valid
 time, then recorded time), not ranked by match quality: a substring either matches or not.
+
+Cost follows the matches: up to `SORT_CAP` in the scope are read from the text index and
+sorted; past that, the scope's facts are walked newest first in valid-time index order and the
+first `limit` that match are returned (same filters, same order).
 """
 
 from __future__ import annotations
@@ -21,6 +25,9 @@ from graph.facts import _native
 from graph.validation import check_scope
 
 MAX_NEEDLE_CHARS = 512
+# Up to this many matches in the scope are sorted newest first; a needle matching more is
+# common enough that walking the scope's facts newest first finds the page sooner.
+SORT_CAP = 1_000
 
 
 @dataclass(frozen=True)
@@ -60,9 +67,12 @@ def lexical_search(
         "limit": limit,
         "now": clock(),
     }
+    # Few matches: sort them all (text index). Many: walk the valid-time index newest first.
+    row = db.read("browse_lexical", {**params, "cap": SORT_CAP})[0]
+    facts = row["hits"] if not row["overflow"] else db.read("browse_lexical_dense", params)
     hits = [
         LexicalHit(id=r["id"], type="fact", preview=preview(r["text"]), time=_native(r["time"]))
-        for r in db.read("browse_lexical", params)
+        for r in facts
     ]
     if include_entities:
         hits.extend(
