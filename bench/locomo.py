@@ -101,6 +101,7 @@ def load(memory: Memory, scope: str, sample: dict[str, Any], captions: bool) -> 
         )
     if summary.rejected:
         print(f"  {summary.rejected} rows rejected", file=sys.stderr)
+    print(f"  import timings (s): {summary.timings}", file=sys.stderr)
     return len(rows)
 
 

@@ -1,9 +1,12 @@
 // Hybrid search candidates in one round trip: full-text (fact_fulltext_scoped; $lucene carries
-// a zero-weight scope clause) and vector lists from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and optionally an
-// entity-expansion list. Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each
+// a zero-weight scope clause) and vector lists from Neo4j's own indexes, filtered (scope,
+// status, partitions, tags, TTL, asOf, excludeIds), and optionally an entity-expansion list. Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each
 // index is over-fetched ($fetch) and filtered; when that leaves fewer than $k candidates the
-// filter was selective and the list is recomputed exactly over the filtered set (every
-// full-text match; cosine over the scope's facts), so results never come back short.
+// filter was selective: full-text is asked again for up to $wide matches (the scoped index only
+// holds this scope's matches), and the vector list is computed exactly (cosine over the
+// filtered facts) when the scope holds fewer than $exact_max live facts (a bounded, index-only
+// count), else re-fetched from the index with $wide. Short results remain possible only for a
+// filter matching almost nothing in a scope of more than $exact_max facts.
 // Returns ranked {id, score} lists and each candidate fact once, without its embedding.
 CALL () {
   WITH $lucene AS lucene
@@ -22,7 +25,7 @@ CALL () {
 CALL (ft_raw, ft_fast) {
   WITH ft_raw, ft_fast
   WHERE size(ft_fast) < $k AND ft_raw >= $fetch
-  CALL db.index.fulltext.queryNodes('fact_fulltext_scoped', $lucene) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_fulltext_scoped', $lucene, {limit: $wide}) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
@@ -47,11 +50,19 @@ CALL () {
     THEN {f: f, score: score} END) AS kept
   RETURN raw AS vec_raw, kept[..$k] AS vec_fast
 }
+// The gates below are values, not WHERE clauses: a seek keyed on a null gate finds nothing,
+// whereas the planner may run an unconditional seek first and filter on the condition later.
 CALL (vec_fast) {
-  WITH vec_fast
-  WHERE $vector IS NOT NULL AND size(vec_fast) < $k
+  WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $scope END AS gate
   MATCH (f:Fact)
-  WHERE f.scope = $scope AND f.status IN $statuses
+  WHERE f.scope = gate AND f.status IN $statuses
+  WITH f LIMIT $exact_max
+  RETURN count(f) AS scope_size
+}
+CALL (vec_fast, scope_size) {
+  WITH CASE WHEN size(vec_fast) < $k AND 0 < scope_size < $exact_max THEN $scope END AS gate
+  MATCH (f:Fact)
+  WHERE f.scope = gate AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
     AND all(t IN $tags WHERE t IN f.tags)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
@@ -62,10 +73,26 @@ CALL (vec_fast) {
   ORDER BY score DESC, f.id LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_slow
 }
+CALL (vec_fast, scope_size) {
+  WITH vec_fast, scope_size
+  WHERE size(vec_fast) < $k AND scope_size >= $exact_max
+  CALL db.index.vector.queryNodes('fact_embedding', $wide, $vector) YIELD node, score
+  WITH node AS f, score
+  WHERE f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+  WITH f, score ORDER BY score DESC LIMIT $k
+  RETURN collect({f: f, score: score}) AS vec_wide
+}
 WITH CASE WHEN size(ft_slow) > size(ft_fast) THEN ft_slow ELSE ft_fast END AS ft,
-     CASE WHEN size(vec_slow) > 0 THEN vec_slow ELSE vec_fast END AS vec,
+     CASE WHEN size(vec_slow) > size(vec_fast) THEN vec_slow
+          WHEN size(vec_wide) > size(vec_fast) THEN vec_wide
+          ELSE vec_fast END AS vec,
      size(ft_slow) > size(ft_fast) AS ft_exhaustive,
-     size(vec_slow) > 0 AS vec_exact
+     size(vec_slow) > size(vec_fast) AS vec_exact
 CALL (ft, vec) {
   WITH ft, vec
   WHERE $hops > 0

@@ -12,6 +12,10 @@ from graph.search.lucene import scoped
 from graph.search.options import Mode, SearchOptions
 
 OVERFETCH = 3
+# Beyond this many live facts in a scope, an exact vector scan costs more than a wide index
+# query; WIDE is how far both indexes are asked when a filter is selective.
+EXACT_MAX = 20_000
+WIDE = 5_000
 EXPANSION_SEEDS = 10
 
 
@@ -63,6 +67,8 @@ def fetch(
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         k=k,
         fetch=k * OVERFETCH,
+        wide=max(WIDE, k * OVERFETCH),
+        exact_max=EXACT_MAX,
         hops=options.expand_hops,
         seeds=EXPANSION_SEEDS,
     )
