@@ -87,3 +87,20 @@ def test_ids_must_be_a_list_not_a_string(db: Database, scope: str) -> None:
     with pytest.raises(ValidationError) as caught:
         pin(db, scope, "chat-1", "abc")
     assert caught.value.field == "factIds"
+
+
+def test_a_search_with_a_context_id_records_what_it_returned(
+    memory: Memory, db: Database, scope: str
+) -> None:
+    ids = _facts(memory, scope, "Kai repairs vintage clocks", "Kai collects pocket watches")
+    (pinned,) = _facts(memory, scope, "Kai lives above the shop")
+    pin(db, scope, "chat-5", [pinned])
+    result = memory.search(scope, "Kai clocks watches", context_id="chat-5", top_k=2)
+    returned = [hit.fact.id for hit in result.hits]
+    assert returned and set(returned) <= {*ids, pinned}
+    context = get_context(db, scope, "chat-5")
+    assert context.recall_selected_ids == tuple(returned)
+    assert context.always_inject_ids == (pinned,)
+    # A later search without the context id (the caller reused its last result) changes nothing.
+    memory.search(scope, "pocket watches", top_k=1)
+    assert get_context(db, scope, "chat-5") == context
