@@ -30,7 +30,14 @@ from graph.health import health_report
 from graph.memory import Memory
 from resolvers import rest
 from resolvers.context import Gate, memory_of
-from resolvers.observe import AuthMiddleware, BodyLimit, RequestObserver, error_body
+from resolvers.limits import GuardedGraphQL
+from resolvers.observe import (
+    AuthMiddleware,
+    BodyLimit,
+    RequestObserver,
+    UnicodeGuard,
+    error_body,
+)
 from resolvers.schema import schema
 
 log = logging.getLogger("factgraph")
@@ -113,7 +120,7 @@ def create_app(
         finally:
             owned.close()
 
-    graphql_app: GraphQL[Any, Any] = GraphQL(schema, graphql_ide="graphiql")
+    graphql_app: GraphQL[Any, Any] = GuardedGraphQL(schema, graphql_ide="graphiql")
     routes = [
         Route("/", root),
         Route("/healthz", healthz),
@@ -124,6 +131,7 @@ def create_app(
     middleware = [
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
+        Middleware(UnicodeGuard),
         Middleware(AuthMiddleware, gate=gate),
     ]
     app = Starlette(

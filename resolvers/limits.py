@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
+from cross_web import HTTPException
+from strawberry.asgi import GraphQL
 from strawberry.extensions import (
     MaxAliasesLimiter,
     MaxTokensLimiter,
@@ -29,3 +32,19 @@ def graphql_limits() -> list[Callable[[], SchemaExtension]]:
         partial(QueryDepthLimiter, max_depth=MAX_DEPTH),
         partial(MaxAliasesLimiter, max_alias_count=MAX_ALIASES),
     ]
+
+
+class GuardedGraphQL(GraphQL[Any, Any]):
+    """strawberry's ASGI view, answering 400 (not 500) to JSON bodies that are not objects.
+
+    strawberry assumes a parsed body is an object or a batch list; `null`, `5` or `"x"` made it
+    raise AttributeError deep inside. Anything the parser cannot take is a client error.
+    """
+
+    async def parse_http_body(self, request: Any) -> Any:
+        try:
+            return await super().parse_http_body(request)
+        except (AttributeError, TypeError, KeyError) as exc:
+            raise HTTPException(
+                400, "the request body must be a JSON object with a `query` string"
+            ) from exc

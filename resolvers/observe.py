@@ -184,6 +184,75 @@ class BodyLimit:
         )
 
 
+def _has_lone_surrogate(value: object) -> bool:
+    if isinstance(value, str):
+        if value.isascii():
+            return False
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return True
+        return False
+    if isinstance(value, dict):
+        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_lone_surrogate(v) for v in value)
+    return False
+
+
+class UnicodeGuard:
+    """Refuse JSON bodies whose strings hold unpaired surrogates (`"\\ud800"`) with 400.
+
+    JSON may escape a lone surrogate, but no such string can be stored, embedded or indexed:
+    the driver, the tokenizer and Lucene all fail on it deep inside. One check here covers
+    every route. The body (already bounded by BodyLimit) is replayed to the app unchanged.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or "json" not in HTTPConnection(scope).headers.get(
+            "content-type", ""
+        ):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if b"\\u" in body or not body.isascii():  # escaped, or raw bytes json accepts
+            try:
+                parsed = json.loads(body)
+            except ValueError:
+                parsed = None  # not JSON: the route answers 400 itself
+            if _has_lone_surrogate(parsed):
+                await send_error(
+                    scope,
+                    send,
+                    400,
+                    "BAD_USER_INPUT",
+                    "the request contains a string with an unpaired UTF-16 surrogate "
+                    "(e.g. \\ud800), which is not valid Unicode",
+                )
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
 class AuthMiddleware:
     """Verify the API key of requests to /graphql and /api/ before they reach a route.
 

@@ -7,6 +7,7 @@ with auth off, as `factgraph serve` is by default).
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -214,17 +215,35 @@ def test_with_auth_off_only_loopback_callers_are_served(memory: Memory, scope: s
     assert "only answers localhost" in refused.text
 
 
-def test_the_server_announces_its_auth_mode_at_start(
-    memory: Memory, caplog: pytest.LogCaptureFixture
-) -> None:
-    with caplog.at_level("INFO", logger="factgraph"):
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_the_server_announces_its_auth_mode_at_start(memory: Memory) -> None:
+    logger = logging.getLogger("factgraph")
+    collect = _Collect()
+    saved = (logger.level, logger.disabled)
+    logger.addHandler(collect)
+    logger.setLevel(logging.INFO)
+    logger.disabled = False
+    try:
         with serve(create_app(memory=memory)):
             pass
         with serve(create_app(memory=memory, require_auth=True)):
             pass
-    messages = [r.getMessage() for r in caplog.records if r.name == "factgraph"]
-    assert any("authentication: OFF (bound to loopback" in m for m in messages)
-    assert any("authentication: REQUIRED" in m for m in messages)
+    finally:
+        logger.removeHandler(collect)
+        logger.setLevel(saved[0])
+        logger.disabled = saved[1]
+    assert any("authentication: OFF (bound to loopback" in m for m in collect.messages), (
+        collect.messages
+    )
+    assert any("authentication: REQUIRED" in m for m in collect.messages)
 
 
 def test_cli_creates_lists_and_revokes_keys(

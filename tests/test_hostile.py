@@ -1,0 +1,296 @@
+"""Hostile input: limits on documents and bodies, hostile strings everywhere, a schema fuzzer.
+
+The contract under test: whatever a caller sends, the answer is a 2xx/4xx (never a 5xx), it is
+JSON or a short text, and it never carries a stack trace. Property tests count every input they
+send; `-s` prints the totals (the closing note of issue 9 quotes them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import graphql
+import httpx
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis_graphql import Mode, from_schema
+
+from graph.db import Database
+from graph.memory import Memory
+from resolvers.limits import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS
+from resolvers.schema import schema
+
+TRIED: Counter[str] = Counter()
+
+HOSTILE = [
+    "",
+    " ",
+    "\t\n\r",
+    '" OR 1=1 --',
+    "title:(foo AND bar) OR baz~0.8 AND qux^10",
+    'AND OR NOT ~ * ? \\ : ( ) [ ] { } ^ " / + - && || !',
+    "*:*",
+    "/.*/",
+    "\\",
+    '"unterminated',
+    "foo~~~~~~~~~~~~~~~~",
+    "(((((((((((((((((((((((((((((((x",
+    "') MATCH (n) DETACH DELETE n //",
+    '"}) MATCH (f:Fact) RETURN f //',
+    "$scope",
+    "{scope: 'other'}",
+    "CALL db.index.fulltext.queryNodes('fact_fulltext', '*')",
+    "`; DROP CONSTRAINT fact_id;`",
+    "\u202eevil\u202c",
+    "zero\u200bwidth\u200djoiner\ufeff",
+    "e\u0301\u0301\u0301\u0301\u0301",
+    "\U0001f9e0\U0001f525" * 50,
+    "\x00nul",
+    "\ud800 lone surrogate",
+    "\uffff\ufffe",
+    "Ω≈ç√∫µ≤≥÷ 田中さん ﷽",
+    "a" * 9_000,
+    "word " * 4_000,
+    "%s%n%x%d",
+    "${jndi:ldap://x}",
+    "<script>alert(1)</script>",
+    "../../../../etc/passwd",
+]
+
+hostile_text = st.one_of(st.sampled_from(HOSTILE), st.text(max_size=300))
+FUZZ = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+def assert_clean(response: httpx.Response) -> None:
+    """No 5xx, no stack trace, a JSON body unless it is one of strawberry's short 400 texts."""
+    assert response.status_code < 500, response.text[:500]
+    assert "Traceback" not in response.text and 'File "' not in response.text
+    if response.headers.get("content-type", "").startswith("application/json"):
+        body = json.loads(response.text)
+        errors = body.get("errors") if isinstance(body, dict) else None
+        codes = {(e.get("extensions") or {}).get("code") for e in errors or []}
+        assert "INTERNAL_SERVER_ERROR" not in codes, response.text[:500]
+    else:
+        assert response.status_code in (400, 404, 405, 413) and len(response.text) < 500
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report() -> Iterator[None]:
+    yield
+    print(f"\nhostile inputs tried: {dict(TRIED)} total={sum(TRIED.values())}")
+
+
+def post_json(
+    http: httpx.Client, path: str, payload: object, headers: dict[str, str] | None = None
+) -> httpx.Response:
+    """POST with ASCII-escaped JSON, so lone surrogates travel as `\\ud800` like any client's."""
+    body = json.dumps(payload, ensure_ascii=True)
+    response = http.post(
+        path, content=body, headers={"content-type": "application/json", **(headers or {})}
+    )
+    assert_clean(response)
+    return response
+
+
+def gql(http: httpx.Client, query: str, **variables: Any) -> httpx.Response:
+    return post_json(http, "/graphql", {"query": query, "variables": variables})
+
+
+# -- limits --------------------------------------------------------------------------------
+def test_too_deep_a_document_is_refused(http: httpx.Client) -> None:
+    """Today's schema has no cycles; the limit guards the day one is added."""
+    query = "{ health " + "{ x " * (MAX_DEPTH + 2) + "}" * (MAX_DEPTH + 3)
+    messages = [e["message"] for e in gql(http, query).json()["errors"]]
+    assert any("exceeds maximum operation depth" in m for m in messages), messages
+
+
+def test_too_many_aliases_are_refused(http: httpx.Client) -> None:
+    query = "{ " + " ".join(f"a{i}: health {{ ok }}" for i in range(MAX_ALIASES + 1)) + " }"
+    body = gql(http, query).json()
+    assert "aliases" in body["errors"][0]["message"].lower()
+
+
+def test_too_many_tokens_are_refused(http: httpx.Client) -> None:
+    query = "{ health { " + "ok " * MAX_TOKENS + "} }"
+    body = gql(http, query).json()
+    assert "token" in body["errors"][0]["message"].lower()
+
+
+def test_an_oversized_body_is_413_announced_or_streamed(http: httpx.Client) -> None:
+    big = json.dumps({"query": "{ health { ok } }", "pad": "x" * 2_000_000})
+    announced = http.post("/graphql", content=big, headers={"content-type": "application/json"})
+    assert announced.status_code == 413
+    assert announced.json()["errors"][0]["extensions"]["code"] == "PAYLOAD_TOO_LARGE"
+
+    def chunks() -> Iterator[bytes]:
+        data = big.encode()
+        for i in range(0, len(data), 65_536):
+            yield data[i : i + 65_536]
+
+    streamed = http.post("/graphql", content=chunks(), headers={"content-type": "application/json"})
+    assert streamed.status_code == 413
+
+
+def test_garbage_bodies_are_400_not_500(http: httpx.Client) -> None:
+    for body in (b"", b"{", b"[]", b"null", b'{"query": 5}', b"\xff\xfe", b'{"query": "{"}'):
+        response = http.post("/graphql", content=body, headers={"content-type": "application/json"})
+        TRIED["garbage_body"] += 1
+        assert_clean(response)
+
+
+# -- hostile strings -----------------------------------------------------------------------
+REMEMBER = """mutation($scope: String!, $text: String!, $subject: String, $tags: [String!]) {
+  remember(scope: $scope, fact: {text: $text, subject: $subject, tags: $tags}) { kind }
+}"""
+GET = "query($scope: String!, $id: ID!) { fact(scope: $scope, id: $id) { id } }"
+
+
+@FUZZ
+@given(text=hostile_text, subject=hostile_text)
+def test_hostile_strings_in_writes(http: httpx.Client, scope: str, text: str, subject: str) -> None:
+    TRIED["graphql_remember"] += 1
+    gql(http, REMEMBER, scope=scope, text=text, subject=subject, tags=[subject[:60]])
+
+
+@FUZZ
+@given(value=hostile_text)
+def test_hostile_strings_as_ids_and_scopes(http: httpx.Client, value: str) -> None:
+    TRIED["graphql_get"] += 2
+    gql(http, GET, scope=value or "x", id=value)
+    gql(http, GET, scope="hostile-probe", id=value)
+
+
+@FUZZ
+@given(query=hostile_text)
+def test_hostile_search_queries(http: httpx.Client, scope: str, query: str) -> None:
+    if "search" not in schema.as_str():
+        pytest.skip("no search field in this build")
+    TRIED["graphql_search"] += 1
+    gql(
+        http,
+        "query($s: String!, $q: String!) { search(scope: $s, query: $q) { __typename } }",
+        s=scope,
+        q=query,
+    )
+    TRIED["rest_search"] += 1
+    post_json(http, "/api/v1/search", {"query": query}, {"X-Scope": scope})
+
+
+@FUZZ
+@given(
+    body=st.one_of(
+        st.dictionaries(
+            st.sampled_from(["query", "top_k", "tags", "weight_recency"]),
+            st.one_of(
+                hostile_text,
+                st.integers(),
+                st.floats(),
+                st.none(),
+                st.lists(hostile_text, max_size=3),
+            ),
+        ),
+        st.lists(st.integers(), max_size=3),
+        hostile_text,
+    ),
+    header=hostile_text,
+)
+def test_hostile_rest_bodies_and_headers(http: httpx.Client, body: object, header: str) -> None:
+    TRIED["rest_body"] += 1
+    printable = "".join(c for c in header.encode("ascii", "ignore").decode() if c.isprintable())
+    post_json(http, "/api/v1/search", body, {"X-Scope": printable[:200].strip() or "x"})
+
+
+# -- schema fuzzer -------------------------------------------------------------------------
+def _scopes_in(document: str) -> set[str]:
+    """Scope literals a generated document names, so their data can be deleted afterwards."""
+    found: set[str] = set()
+    try:
+        ast = graphql.parse(document)
+    except graphql.GraphQLError:
+        return found
+
+    class Visitor(graphql.Visitor):
+        def enter_argument(self, node: graphql.ArgumentNode, *_: object) -> None:
+            if node.name.value == "scope" and isinstance(node.value, graphql.StringValueNode):
+                found.add(node.value.value)
+
+    graphql.visit(ast, Visitor())
+    return found
+
+
+@pytest.fixture
+def cleanup(db: Database) -> Iterator[set[str]]:
+    scopes: set[str] = set()
+    yield scopes
+    for name in scopes:
+        db.write("scope_delete", {"scope": name})
+
+
+@settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(document=from_schema(schema.as_str(), mode=Mode.POSITIVE))
+def test_schema_fuzz_valid_documents(http: httpx.Client, cleanup: set[str], document: str) -> None:
+    TRIED["fuzz_valid"] += 1
+    cleanup.update(_scopes_in(document))
+    post_json(http, "/graphql", {"query": document})
+
+
+@settings(
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(document=from_schema(schema.as_str(), mode=Mode.NEGATIVE))
+def test_schema_fuzz_invalid_documents(
+    http: httpx.Client, cleanup: set[str], document: str
+) -> None:
+    TRIED["fuzz_invalid"] += 1
+    cleanup.update(_scopes_in(document))
+    post_json(http, "/graphql", {"query": document})
+
+
+# -- scope isolation -----------------------------------------------------------------------
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(text=st.text(min_size=1, max_size=200).filter(lambda t: t.strip() and "\x00" not in t))
+def test_nothing_written_in_one_scope_is_visible_from_another(
+    http: httpx.Client, memory: Memory, scope: str, other_scope: str, text: str
+) -> None:
+    TRIED["isolation"] += 1
+    try:
+        fact = memory.remember(scope, {"text": text})
+    except Exception as exc:  # refused input is fine; it must be a clear FactgraphError
+        from graph.errors import FactgraphError
+
+        assert isinstance(exc, FactgraphError)
+        return
+    assert memory.get(other_scope, fact.id) is None
+    seen = gql(http, GET, scope=other_scope, id=fact.id).json()
+    assert seen["data"]["fact"] is None
+    if hasattr(memory, "search"):
+        assert fact.id not in repr(memory.search(other_scope, text))
+
+
+def test_unpaired_surrogates_are_400_on_graphql_and_rest(http: httpx.Client, scope: str) -> None:
+    for path, payload in (
+        ("/graphql", {"query": REMEMBER, "variables": {"scope": scope, "text": "a\ud800b"}}),
+        ("/api/v1/search", {"query": "\udfff"}),
+    ):
+        response = post_json(http, path, payload, {"X-Scope": scope})
+        TRIED["surrogate"] += 1
+        assert response.status_code == 400
+        assert "unpaired UTF-16 surrogate" in response.text
