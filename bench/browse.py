@@ -28,7 +28,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph.browse import lexical_search, timeline
+from graph.browse import lexical, lexical_search, timeline
 from graph.bulk.autocommit import delete_scope
 from graph.config import Settings
 from graph.db import Database
@@ -158,14 +158,22 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=100)
     parser.add_argument("--keep", action="store_true", help="leave the bench scope in Neo4j")
     parser.add_argument("--scope", help="reuse a scope seeded by an earlier --keep run")
+    parser.add_argument("--sort-cap", type=int, help="override graph.browse.lexical.SORT_CAP")
     args = parser.parse_args()
+    if args.sort_cap is not None:
+        lexical.SORT_CAP = args.sort_cap
 
     settings = Settings.from_env()
     db = Database(settings)
     embedder = Embedder(settings)  # only for the vector index's dimension in the schema
     apply_schema(db, embedder.dimensions, embedder.id)
     scope = args.scope or f"bench-browse-{uuid.uuid4().hex[:8]}"
-    results: dict[str, Any] = {"facts": args.facts, "scope": scope, "repeat": args.repeat}
+    results: dict[str, Any] = {
+        "facts": args.facts,
+        "scope": scope,
+        "repeat": args.repeat,
+        "sort_cap": lexical.SORT_CAP,
+    }
     try:
         if not args.scope:
             results["seed_seconds"] = round(seed(db, scope, args.facts, args.batch), 1)
