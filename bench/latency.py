@@ -55,6 +55,7 @@ from graph.embedding import Embedder
 from graph.memory import Memory
 from graph.search import SearchOptions, access, to_lucene
 from graph.search.candidates import OVERFETCH
+from graph.search.lucene import scoped
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SEARCH_GQL = """
@@ -330,7 +331,8 @@ class Bench:
         warm = self.fresh(10)
         for q in warm:
             vec = list(embed_raw(embedder, q))
-            db.read("bench_floor_hybrid", {"lucene": to_lucene(q), "vector": vec, "k": k})
+            lucene = scoped(scope, to_lucene(q))
+            db.read("bench_floor_hybrid", {"lucene": lucene, "vector": vec, "k": k})
         n = self.args.queries
         series: dict[str, list[float]] = {"embed": [], "fulltext": [], "vector": [], "both": []}
         sums: dict[str, list[float]] = {"fulltext": [], "vector": [], "hybrid": []}
@@ -338,7 +340,7 @@ class Bench:
             t0 = time.perf_counter()
             vec = list(embed_raw(embedder, q))
             t1 = time.perf_counter()
-            lucene = to_lucene(q)
+            lucene = scoped(scope, to_lucene(q))  # exactly the engine's full-text query
             db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
             t2 = time.perf_counter()
             db.read("bench_floor_vector", {"vector": vec, "k": k})
@@ -497,6 +499,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--keep", action="store_true", help="keep the seeded scopes")
     parser.add_argument("--reuse", action="store_true", help="reuse a kept scope of that size")
+    parser.add_argument("--seed-only", action="store_true", help="seed (and keep) the scopes")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -512,6 +515,13 @@ def main() -> int:
         f"pagecache {settings.local.pagecache})"
     )
     info["model"] = f"{memory.embedder.id}, {settings.embed_threads} threads"
+    if args.seed_only:
+        for facts in sizes:
+            scope = scope_name(facts, args.seed)
+            if not (args.reuse and fact_count(memory, scope) >= facts):
+                seed_scope(memory, scope, facts, args.seed, args.pool)
+        memory.close()
+        return 0
     bench = Bench(memory, args, Queries(args.seed))
     rss: dict[int, list[tuple[int, float]]] = {}
     notes = [

@@ -1,6 +1,7 @@
 // What comes back beside the hits. Turn window: for each hit with a session and turn, the
 // adjacent turns of the same session (index fact_scope_session_turn). Shared tags: facts tagged
-// like the hits. Filters as in search except tags; hits and excluded ids are left out.
+// like the hits (among each tag's most recent $per_tag facts). Filters as in search except
+// tags; hits and excluded ids are left out.
 CALL () {
   UNWIND $window AS h
   MATCH (f:Fact)
@@ -14,22 +15,41 @@ CALL () {
   WITH f, h ORDER BY h.rank, f.turn
   WITH f, collect(h.id)[0] AS hit_id, min(h.rank) AS rank
   ORDER BY rank, f.turn
-  RETURN collect({fact: f {.*, embedding: null, lexical_text: null}, hit_id: hit_id}) AS window
+  // Datetimes as strings (see search_candidates.cypher): graph.facts parses them.
+  RETURN collect({fact: f {.*, embedding: null, lexical_text: null,
+    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
+    recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
+    expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
+    last_accessed_at: toString(f.last_accessed_at)}, hit_id: hit_id}) AS window
 }
 CALL () {
   WITH $tag_limit AS tag_limit
   WHERE tag_limit > 0
-  UNWIND $tagged AS hit_id
-  MATCH (h:Fact {id: hit_id})-[:TAGGED]->(t:Tag)<-[:TAGGED]-(f:Fact)
-  WHERE h.scope = $scope AND f.scope = $scope
+  UNWIND range(0, size($tagged) - 1) AS rank
+  MATCH (h:Fact {id: $tagged[rank]})-[:TAGGED]->(t:Tag)
+  WHERE h.scope = $scope
+  WITH t, min(rank) AS rank
+  // A tag may be on tens of thousands of facts: look at its $per_tag most recently tagged
+  // ones (relationship chains are newest first), so the cost stays bounded as a scope grows.
+  CALL (t) {
+    MATCH (t)<-[:TAGGED]-(f:Fact)
+    WITH f LIMIT $per_tag
+    RETURN f
+  }
+  WITH f, t, rank
+  WHERE f.scope = $scope
     AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
     AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
     AND NOT f.id IN $hit_ids AND NOT f.id IN $exclude
-  WITH f, collect(DISTINCT hit_id)[0] AS hit_id, count(DISTINCT t) AS shared
+  WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
   ORDER BY shared DESC, f.importance DESC, f.id
   LIMIT $tag_limit
-  RETURN collect({fact: f {.*, embedding: null, lexical_text: null}, hit_id: hit_id}) AS tagged
+  RETURN collect({fact: f {.*, embedding: null, lexical_text: null,
+    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
+    recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
+    expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
+    last_accessed_at: toString(f.last_accessed_at)}, hit_id: $tagged[rank]}) AS tagged
 }
 RETURN window, tagged

@@ -10,6 +10,10 @@ from graph.search.candidates import filter_params
 from graph.search.options import SearchOptions
 from graph.search.types import Hit, RelatedFact
 
+# How many of a tag's facts (most recently tagged first) the shared-tag list looks at: a popular
+# tag can be on most of a scope, and scanning all of it cost seconds at 100,000 facts.
+SHARED_TAG_SCAN = 200
+
 
 def wanted(hits: list[Hit], options: SearchOptions) -> bool:
     """Whether the related query has anything to do: it costs a round trip, so ask first."""
@@ -36,6 +40,7 @@ def related(
         next=options.next_turns,
         tagged=[h.fact.id for h in hits if h.fact.tags],
         tag_limit=options.related_limit,
+        per_tag=max(SHARED_TAG_SCAN, 4 * options.related_limit),
         hit_ids=[h.fact.id for h in hits],
     )
     record = db.read("search_related", params)[0]

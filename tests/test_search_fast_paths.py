@@ -1,0 +1,69 @@
+"""Search's fast read paths return the same facts as a plain read (issue 8 speed work).
+
+Search returns datetimes as Cypher strings (the driver's DateTime hydration was the slowest part
+of a search) and looks at a bounded number of facts per shared tag; neither may change what a
+caller sees: instants, zones and the facts themselves.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from graph.facts import Fact
+from graph.memory import Memory
+from graph.search import recorder
+
+
+def same_times(a: Fact, b: Fact) -> None:
+    for name in ("valid_from", "valid_to", "recorded_at", "updated_at", "expires_at"):
+        assert getattr(a, name) == getattr(b, name), name
+
+
+def test_hits_and_related_facts_carry_exact_datetimes(memory: Memory, scope: str) -> None:
+    berlin = datetime(2024, 3, 5, 14, 30, 15, 123456, tzinfo=ZoneInfo("Europe/Berlin"))
+    hit = memory.remember(
+        scope,
+        {
+            "text": "The glacier walk starts at the blue hut",
+            "valid_from": berlin,
+            "expires_at": datetime(2031, 1, 2, 3, 4, 5, 678901, tzinfo=ZoneInfo("UTC")),
+            "session_id": "trek",
+            "turn": 1,
+        },
+    )
+    after = memory.remember(
+        scope, {"text": "Bring crampons and a thermos", "session_id": "trek", "turn": 2}
+    )
+    result = memory.search(scope, "glacier walk blue hut", top_k=1, next_turns=1)
+    (found,) = result.hits
+    assert found.fact.id == hit.id
+    stored = memory.get(scope, hit.id)
+    assert stored is not None
+    same_times(found.fact, stored)
+    assert found.fact.valid_from == berlin
+    assert found.fact.valid_from.utcoffset() == berlin.utcoffset()
+    (beside,) = result.related
+    assert beside.fact.id == after.id
+    same_times(beside.fact, after)
+
+
+def test_last_access_comes_back_as_the_instant_it_was_recorded(memory: Memory, scope: str) -> None:
+    fact = memory.remember(scope, {"text": "The spare key hangs behind the kitchen door"})
+    memory.search(scope, "spare key kitchen", top_k=1)
+    assert recorder(memory.db).flush()
+    stored = memory.get(scope, fact.id)
+    assert stored is not None and stored.last_accessed_at is not None
+    (again,) = memory.search(scope, "spare key kitchen", top_k=1, track_access=False).hits
+    assert again.fact.last_accessed_at == stored.last_accessed_at
+
+
+def test_a_popular_tag_still_yields_related_facts(memory: Memory, scope: str) -> None:
+    for i in range(30):
+        memory.remember(scope, {"text": f"Grocery item number {i}: oat flakes", "tags": ["shop"]})
+    hit = memory.remember(scope, {"text": "Buy saffron for the paella", "tags": ["shop"]})
+    result = memory.search(scope, "saffron paella", top_k=1, related_limit=5)
+    assert [h.fact.id for h in result.hits] == [hit.id]
+    assert len(result.related) == 5
+    assert all(r.reason == "shared_tag" and r.hit_id == hit.id for r in result.related)
+    assert all("shop" in r.fact.tags for r in result.related)
