@@ -386,6 +386,8 @@ class Bench:
     def searches(self, facts: int, scope: str, clients: Clients) -> None:
         n = self.args.queries
         for name, (py_opts, gql_opts, rest_fields) in CONFIGS.items():
+            if self.args.configs and name not in self.args.configs:
+                continue
             options = SearchOptions.build(**py_opts)
             parts: dict[str, list[float]] = {}
 
@@ -405,6 +407,8 @@ class Bench:
                     ("rest", lambda q, o=rest_fields: clients.rest(scope, q, o))  # type: ignore[misc]
                 )
             for interface, work in interfaces:
+                if interface not in self.args.interfaces:
+                    continue
                 for count in self.args.clients:
                     run_timed(work, self.fresh(max(8, count * 2)), count)  # warm-up
                     parts.clear()
@@ -499,6 +503,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--keep", action="store_true", help="keep the seeded scopes")
     parser.add_argument("--reuse", action="store_true", help="reuse a kept scope of that size")
+    parser.add_argument("--configs", nargs="+", choices=list(CONFIGS), help="searches to run")
+    parser.add_argument("--interfaces", nargs="+", default=["python", "graphql", "rest"])
     parser.add_argument("--seed-only", action="store_true", help="seed (and keep) the scopes")
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)

@@ -98,7 +98,17 @@ CALL (ft, vec) {
   WHERE $hops > 0
   UNWIND ft[..$seeds] + vec[..$seeds] AS seed
   WITH DISTINCT seed.f AS s
-  MATCH (s)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(f:Fact)
+  MATCH (s)-[:MENTIONS]->(e:Entity)
+  WITH e, collect(s) AS mentioned_by
+  // A person or place can be mentioned by thousands of facts: follow each entity to its $k
+  // most recent mentions only (relationship chains are newest first), so the cost is bounded.
+  CALL (e) {
+    MATCH (e)<-[:MENTIONS]-(f:Fact)
+    WITH f LIMIT $k
+    RETURN f
+  }
+  UNWIND mentioned_by AS s
+  WITH s, e, f
   WHERE f <> s AND f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
     AND all(t IN $tags WHERE t IN f.tags)

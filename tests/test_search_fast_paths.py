@@ -67,3 +67,20 @@ def test_a_popular_tag_still_yields_related_facts(memory: Memory, scope: str) ->
     assert len(result.related) == 5
     assert all(r.reason == "shared_tag" and r.hit_id == hit.id for r in result.related)
     assert all("shop" in r.fact.tags for r in result.related)
+
+
+def test_expansion_through_a_much_mentioned_entity_stays_within_the_candidate_budget(
+    memory: Memory, scope: str
+) -> None:
+    seed = memory.remember(
+        scope, {"text": "Noor keeps bees on the allotment", "subject": "Noor"}
+    ).id
+    for i in range(8):
+        memory.remember(scope, {"text": f"Noor note {i} about nothing", "subject": "Noor"})
+    result = memory.search(
+        scope, "bees allotment", mode="fulltext", expand_hops=1, candidate_top_k=3, top_k=10
+    )
+    graph = [h for h in result.hits if any(s.list == "graph" for s in h.sources)]
+    assert seed in [h.fact.id for h in result.hits]
+    assert 1 <= len(graph) <= 3
+    assert all(h.fact.subject == "Noor" for h in graph)
