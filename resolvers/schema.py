@@ -15,9 +15,10 @@ from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
 from resolvers.limits import graphql_limits
 from resolvers.observe import HttpStatus, Observe
+from resolvers.recall import RecallQuery
 from resolvers.search import SearchQuery
 
-Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, BrowseQuery))
+Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery))
 Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
 
 schema = strawberry.Schema(
