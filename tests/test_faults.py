@@ -129,6 +129,12 @@ def test_neo4j_killed_and_restarted_under_writes(
             error = read.json()["errors"][0]
             assert error["extensions"]["code"] == "DATABASE_UNAVAILABLE"
             assert "unavailable" in error["message"] and "Traceback" not in read.text
+            write = c.post(
+                "/graphql",
+                json={"query": REMEMBER, "variables": {"scope": SCOPE, "text": "during outage"}},
+            )
+            assert write.status_code == 503, "a write during the outage must say it failed"
+            assert write.json()["errors"][0]["extensions"]["code"] == "DATABASE_UNAVAILABLE"
             assert time.monotonic() - killed < 10, "503s must come fast, not after retries"
 
             print(f"phase outage-checked {time.monotonic() - t0:.1f}s")
@@ -141,7 +147,8 @@ def test_neo4j_killed_and_restarted_under_writes(
             print(f"phase writer-joined {time.monotonic() - t0:.1f}s")
 
             assert acked_before_kill > 0
-            assert writer.refused, "writes during the outage must say they failed"
+            # The background writer may have had one request in flight across the whole outage
+            # (it then succeeds after the restart); whatever it was refused must say why.
             assert all("unavailable" in m for m in writer.refused)
             assert not writer.unexpected, writer.unexpected[:3]
             assert len(writer.acked) > acked_before_kill, "writes resume after recovery"
