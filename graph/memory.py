@@ -13,7 +13,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph import browse, contexts, store, validation
+from graph import browse, contexts, store, tracing, validation
 from graph.clock import Clock, system_clock
 from graph.config import Settings
 from graph.cursors import Page, decode_cursor, encode_cursor
@@ -111,9 +111,12 @@ class Memory:
         now = self.clock()
         entities = self._entities(data)
         text = index_text(data, data.valid_from or now, self._mode)
-        embedding = (
-            list(data.embedding) if data.embedding is not None else self.embedder.embed_one(text)
-        )
+        with tracing.span("remember.embed", supplied=data.embedding is not None):
+            embedding = (
+                list(data.embedding)
+                if data.embedding is not None
+                else self.embedder.embed_one(text)
+            )
         quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
         props = fact_properties(
             data,
@@ -215,7 +218,10 @@ class Memory:
                 tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
             )
 
-        return self.db.write_tx(work, "remember")
+        with tracing.span("remember.transaction", pipeline=full) as traced:
+            decision = self.db.write_tx(work, "remember")
+            traced.set("decision", decision.kind.value)
+        return decision
 
     def supersede(
         self,

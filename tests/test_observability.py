@@ -14,6 +14,7 @@ from starlette.types import Receive, Scope, Send
 
 from graph import tracing
 from graph.logs import JsonFormatter, setup_logging
+from graph.memory import Memory
 from resolvers.observe import RequestObserver
 from tests.conftest import GraphQLClient
 
@@ -126,3 +127,18 @@ def test_an_unhandled_error_is_a_bare_500_with_the_request_id(
     }
     assert "secret internals" not in response.text
     assert any("secret internals" in str(r.exc_info) for r in caplog.records)
+
+
+def test_remember_and_search_stages_are_traced(memory: Memory, scope: str) -> None:
+    seen: list[tracing.Span] = []
+    tracing.add_listener(seen.append)
+    try:
+        memory.remember(scope, {"text": "Traced facts tell where the time goes"})
+        memory.search(scope, "where does the time go")
+    finally:
+        tracing.remove_listener(seen.append)
+    names = {s.name for s in seen}
+    assert {"remember.embed", "remember.transaction"} <= names
+    assert any(n.startswith("search.") for n in names)
+    decided = next(s for s in seen if s.name == "remember.transaction")
+    assert decided.attributes == {"pipeline": True, "decision": "insert"}

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
+from graph import tracing
 from graph.clock import Clock, system_clock
 from graph.db import Database
 from graph.embedding import Embedder
@@ -128,8 +129,10 @@ def _record_context(
 
 
 def _timed(timings: dict[str, float], name: str, work: Callable[[], T]) -> T:
+    """Time a stage for the result's `timings_ms`, and trace it (graph/tracing.py)."""
     started = time.perf_counter()
     try:
-        return work()
+        with tracing.span(f"search.{name}"):
+            return work()
     finally:
         timings[name] = (time.perf_counter() - started) * 1000.0
