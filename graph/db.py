@@ -46,6 +46,9 @@ class Database:
             connection_timeout=5.0,
             max_transaction_retry_time=15.0,
             liveness_check_timeout=5.0,
+            # "index already exists" and similar INFORMATION notices would flood the logs at
+            # every start-up (the schema is applied idempotently); warnings still come through.
+            notifications_min_severity=neo4j.NotificationMinimumSeverity.WARNING,
         )
         self.query_hooks: list[QueryHook] = []
         self._down_since: float | None = None
