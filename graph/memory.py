@@ -109,30 +109,10 @@ class Memory:
         data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
         full = self.settings.pipeline.enabled if pipeline is None else pipeline
         now = self.clock()
-        entities = self._entities(data)
-        text = index_text(data, data.valid_from or now, self._mode)
-        with tracing.span("remember.embed", supplied=data.embedding is not None):
-            embedding = (
-                list(data.embedding)
-                if data.embedding is not None
-                else self.embedder.embed_one(text)
-            )
         quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
-        props = fact_properties(
-            data,
-            fact_id=data.id or new_id(),
-            scope=scope,
-            content_hash=content_hash(data.text),
-            index_text=text,
-            lexical_text=lexical_text(data, [ref.entity.name for ref in entities]),
-            subject_key=self._subject_key(data, entities),
-            embedding=embedding,
-            embedder=self.embedder.id if data.embedding is None else None,
-            status=FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE,
-            now=now,
-        )
-        if data.embedding is not None:
-            props["embedder"] = "supplied"
+        status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
+        entities, props = self._prepare(scope, data, status, now)
+        embedding: list[float] = props["embedding"]
 
         def work(tx: ManagedTransaction) -> Decision:
             context = store.write_context(
@@ -237,24 +217,7 @@ class Memory:
         data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
         reason = _reason(reason)
         now = self.clock()
-        entities = self._entities(data)
-        text = index_text(data, data.valid_from or now, self._mode)
-        embedding = (
-            list(data.embedding) if data.embedding is not None else self.embedder.embed_one(text)
-        )
-        props = fact_properties(
-            data,
-            fact_id=data.id or new_id(),
-            scope=scope,
-            content_hash=content_hash(data.text),
-            index_text=text,
-            lexical_text=lexical_text(data, [ref.entity.name for ref in entities]),
-            subject_key=self._subject_key(data, entities),
-            embedding=embedding,
-            embedder=self.embedder.id,
-            status=FactStatus.ACTIVE,
-            now=now,
-        )
+        entities, props = self._prepare(scope, data, FactStatus.ACTIVE, now)
 
         def work(tx: ManagedTransaction) -> Decision:
             old = store.fact_in_tx(tx, scope, old_id)
@@ -499,6 +462,34 @@ class Memory:
     @property
     def _mode(self) -> str:
         return self.settings.contextual_indexing
+
+    def _prepare(
+        self, scope: str, data: FactInput, status: FactStatus, now: datetime
+    ) -> tuple[list[EntityRef], dict[str, Any]]:
+        """Entities and the node's property map, embedding included (outside any transaction,
+        so a retried write never pays for the model twice)."""
+        entities = self._entities(data)
+        text = index_text(data, data.valid_from or now, self._mode)
+        with tracing.span("remember.embed", supplied=data.embedding is not None):
+            embedding = (
+                list(data.embedding)
+                if data.embedding is not None
+                else self.embedder.embed_one(text)
+            )
+        props = fact_properties(
+            data,
+            fact_id=data.id or new_id(),
+            scope=scope,
+            content_hash=content_hash(data.text),
+            index_text=text,
+            lexical_text=lexical_text(data, [ref.entity.name for ref in entities]),
+            subject_key=self._subject_key(data, entities),
+            embedding=embedding,
+            embedder=self.embedder.id if data.embedding is None else "supplied",
+            status=status,
+            now=now,
+        )
+        return entities, props
 
     def _decided(
         self,

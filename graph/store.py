@@ -354,11 +354,6 @@ def audit_trail(db: Database, scope: str, fact_id: str) -> list[AuditEvent]:
     ]
 
 
-def live_duplicate(tx: ManagedTransaction, scope: str, content_hash: str) -> Fact | None:
-    records = run(tx, "fact_live_duplicate", scope=scope, hash=content_hash)
-    return Fact.from_node(records[0]["fact"]) if records else None
-
-
 def fact_in_tx(tx: ManagedTransaction, scope: str, fact_id: str) -> Fact | None:
     records = run(tx, "fact_get", scope=scope, id=fact_id)
     return Fact.from_node(records[0]["fact"]) if records else None
