@@ -165,35 +165,10 @@ class Memory:
                 reason = "exact duplicate of a live fact in this scope"
                 return self._decided(tx, scope, DecisionKind.DEDUP, stored, stored, reason, actor)
             if verdict.successor is not None:
-                store.retire(
-                    tx,
-                    scope=scope,
-                    old_id=stored.id,
-                    new_id=verdict.successor.id,
-                    reason=verdict.reason,
-                    valid_until=verdict.successor.valid_from,
-                    now=now,
-                )
+                self._chain(tx, scope, stored.id, verdict.successor, verdict.reason, actor, now)
                 stored = store.fact_in_tx(tx, scope, stored.id) or stored
             for old in verdict.retire:
-                store.retire(
-                    tx,
-                    scope=scope,
-                    old_id=old.id,
-                    new_id=stored.id,
-                    reason=verdict.reason,
-                    valid_until=stored.valid_from,
-                    now=now,
-                )
-                store.record_audit(
-                    tx,
-                    scope=scope,
-                    fact_id=old.id,
-                    kind="superseded",
-                    actor=actor,
-                    reason=f"superseded by {stored.id}: {verdict.reason}",
-                    now=now,
-                )
+                self._chain(tx, scope, old.id, stored, verdict.reason, actor, now)
             return self._decided(
                 tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
             )
@@ -234,24 +209,7 @@ class Memory:
             )
             if not created:
                 raise Conflict(f"the new content is already held by live fact {stored.id!r}")
-            store.retire(
-                tx,
-                scope=scope,
-                old_id=old.id,
-                new_id=stored.id,
-                reason=reason,
-                valid_until=stored.valid_from,
-                now=now,
-            )
-            store.record_audit(
-                tx,
-                scope=scope,
-                fact_id=old.id,
-                kind="superseded",
-                actor=actor,
-                reason=f"superseded by {stored.id}: {reason}",
-                now=now,
-            )
+            self._chain(tx, scope, old.id, stored, reason, actor, now)
             return self._decided(tx, scope, DecisionKind.SUPERSEDE, stored, old, reason, actor)
 
         return self.db.write_tx(work, "supersede")
@@ -306,24 +264,7 @@ class Memory:
             if slot and fact.object and is_single_valued(fact.predicate, self.settings.pipeline):
                 why = f"validated fact replaces {slot[0].object!r} with {fact.object!r}"
                 for old in slot:
-                    store.retire(
-                        tx,
-                        scope=scope,
-                        old_id=old.id,
-                        new_id=fact.id,
-                        reason=why,
-                        valid_until=fact.valid_from,
-                        now=now,
-                    )
-                    store.record_audit(
-                        tx,
-                        scope=scope,
-                        fact_id=old.id,
-                        kind="superseded",
-                        actor=actor,
-                        reason=f"superseded by {fact.id}: {why}",
-                        now=now,
-                    )
+                    self._chain(tx, scope, old.id, fact, why, actor, now)
                 return Decision(DecisionKind.SUPERSEDE, promoted, slot[0], why)
             return Decision(DecisionKind.INSERT, promoted, None, reason)
 
@@ -490,6 +431,36 @@ class Memory:
             now=now,
         )
         return entities, props
+
+    def _chain(
+        self,
+        tx: ManagedTransaction,
+        scope: str,
+        old_id: str,
+        new: Fact,
+        reason: str,
+        actor: str,
+        now: datetime,
+    ) -> None:
+        """`new` SUPERSEDES `old_id`: the old fact closes at new.valid_from, and it is audited."""
+        store.retire(
+            tx,
+            scope=scope,
+            old_id=old_id,
+            new_id=new.id,
+            reason=reason,
+            valid_until=new.valid_from,
+            now=now,
+        )
+        store.record_audit(
+            tx,
+            scope=scope,
+            fact_id=old_id,
+            kind="superseded",
+            actor=actor,
+            reason=f"superseded by {new.id}: {reason}",
+            now=now,
+        )
 
     def _decided(
         self,

@@ -7,6 +7,7 @@ from strawberry.types import Info
 
 from graph import recall as domain
 from graph.errors import ValidationError
+from graph.search import SearchOptions
 from resolvers.context import call, memory_for
 from resolvers.search import SearchHit, SearchOptionsInput, SearchRelatedFact, SearchResult, camel
 from resolvers.types import Fact
@@ -64,10 +65,7 @@ class RecallQuery:
         hyde: bool = False,
     ) -> SearchResult:
         service = memory_for(info, scope)
-        try:
-            built = (options or SearchOptionsInput()).to_domain()
-        except ValidationError as exc:
-            raise ValidationError(camel(exc.field), exc.reason) from None
+        built = _options(options)
         result = await call(
             service.deep_search, scope, query, options=built, multi_query=multi_query, hyde=hyde
         )
@@ -97,10 +95,7 @@ class RecallQuery:
         force_hard: bool = False,
     ) -> IterativeSearchResult:
         service = memory_for(info, scope)
-        try:
-            built = (options or SearchOptionsInput()).to_domain()
-        except ValidationError as exc:
-            raise ValidationError(camel(exc.field), exc.reason) from None
+        built = _options(options)
         result = await call(
             service.search_iterative,
             scope,
@@ -115,3 +110,11 @@ class RecallQuery:
             abstained=result.abstained,
             hard=result.hard,
         )
+
+
+def _options(options: SearchOptionsInput | None) -> SearchOptions:
+    """Validated search options, errors naming the GraphQL (camelCase) field."""
+    try:
+        return (options or SearchOptionsInput()).to_domain()
+    except ValidationError as exc:
+        raise ValidationError(camel(exc.field), exc.reason) from None
