@@ -145,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=int, default=2, help="prev/next turns counted")
     parser.add_argument("--candidate-top-k", type=int, default=None)
     parser.add_argument("--rrf-k", type=int, default=None)
+    parser.add_argument(
+        "--vector-weight", type=float, default=None, help="weighted fusion: vector list weight"
+    )
     parser.add_argument("--captions", action="store_true", help="append image captions")
     parser.add_argument("--modes", default="fulltext,vector,hybrid")
     parser.add_argument("--keep", action="store_true", help="keep the scopes afterwards")
@@ -180,8 +183,13 @@ def main(argv: list[str] | None = None) -> int:
                     extra: dict[str, Any] = {}
                     if args.candidate_top_k:
                         extra["candidate_top_k"] = args.candidate_top_k
+                    fusion: dict[str, Any] = {}
                     if args.rrf_k is not None:
-                        extra["fusion"] = {"k": args.rrf_k}
+                        fusion["k"] = args.rrf_k
+                    if args.vector_weight is not None:
+                        fusion.update(method="weighted", vector=args.vector_weight)
+                    if fusion:
+                        extra["fusion"] = fusion
                     options = SearchOptions.build(
                         top_k=max(KS),
                         mode=mode,
