@@ -8,6 +8,7 @@
 // about its own size rather than a sort of the scope. Variants for the partition and session
 // filters: browse_timeline_partition.cypher, browse_timeline_session.cypher (keep in step).
 MATCH (f:Fact)
+USING INDEX f:Fact(scope, valid_from)  // pinned: the planner otherwise wavers with statistics
 WHERE f.scope = $scope
   AND f.valid_from <= datetime($upper_valid)
   AND f.valid_from >= datetime($lower_valid)
