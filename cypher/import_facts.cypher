@@ -1,6 +1,8 @@
 // Fast-path import of one batch of facts, inside one managed write transaction
-// (graph/bulk/importer.py). Each row is {line, props, entities, audit_id, reason}: `props` is
-// exactly graph.store.fact_properties' map, and entities and tags are linked as
+// (graph/bulk/importer.py). Each row is {line, props, times, entities, audit_id, reason}:
+// `props` and `times` together are exactly graph.store.fact_properties' map, the datetimes
+// travelling as ISO 8601 text in `times` because the driver is slow to convert them (see
+// graph/bulk/wire.py); `datetime()` restores each one. Entities and tags are linked as
 // cypher/fact_insert.cypher links them, so an imported fact is the node a remembered one is.
 // CALL runs once per row, in file order, and sees the rows before it. Outcomes:
 //   present  - a fact with this id exists in the scope (a re-run or a resumed import): untouched
@@ -25,6 +27,11 @@ CALL (row) {
     RETURN f
   }
   WITH row, same, f, same IS NULL AND f.id = row.props.id AS created
+  CALL (row, f, created) {
+    WITH row, f WHERE created
+    UNWIND keys(row.times) AS key
+    SET f[key] = datetime(row.times[key])
+  }
   CALL (row, f, created) {
     WITH row, f WHERE created
     UNWIND row.entities AS ent

@@ -26,7 +26,7 @@ from tqdm import tqdm
 from graph.bulk.checkpoint import Checkpoint
 from graph.bulk.codec import native
 from graph.bulk.spec import ID_NAMESPACE
-from graph.bulk.vectors import Vector
+from graph.bulk.wire import Vector
 from graph.config import Settings
 from graph.db import Database, run
 from graph.embedding import Embedder

@@ -43,7 +43,7 @@ from graph.bulk.spec import (
     known_fact_properties,
     parse_record,
 )
-from graph.bulk.vectors import Vector
+from graph.bulk.wire import Rows, Vector, split_times
 from graph.db import run
 from graph.errors import DatabaseUnavailable, FactgraphError, ValidationError
 from graph.facts import DecisionKind, FactInput
@@ -501,7 +501,7 @@ class Importer:
         actor = self.options.actor
 
         def work(tx: ManagedTransaction) -> tuple[list[Record], list[Record], int]:
-            outcomes = run(tx, "import_facts", rows=rows, now=now, actor=actor)
+            outcomes = run(tx, "import_facts", rows=Rows(rows), now=now, actor=actor)
             linked = run(tx, "import_supersedes", links=_link_params(links)) if links else []
             restored = (
                 run(tx, "import_entities", entities=restore, now=now)[0]["restored"]
@@ -626,9 +626,11 @@ class Importer:
                 props[key] = state[key]
         props.update(state.get("properties", {}))
         props["embedding"] = Vector(vector)
+        plain, times = split_times(props)
         return {
             "line": row.line,
-            "props": props,
+            "props": plain,
+            "times": times,
             "entities": [
                 {"role": e.role, "canonical": e.canonical, "name": e.name, "type": e.type}
                 for e in p.entities
