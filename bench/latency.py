@@ -54,7 +54,7 @@ from graph.config import Settings
 from graph.embedding import Embedder
 from graph.memory import Memory
 from graph.search import SearchOptions, access, to_lucene
-from graph.search.candidates import OVERFETCH
+from graph.search.candidates import fetch_size, shares
 from graph.search.lucene import scoped
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -324,8 +324,10 @@ class Bench:
     def floor(self, facts: int, scope: str) -> None:
         """Neo4j's and the model's own time for the same queries: raw index calls + embedding."""
         embedder = self.memory.embedder
-        k = SearchOptions().candidate_top_k * OVERFETCH
         db = self.memory.db
+        # The k the engine asks each index for in this scope (graph/search/candidates.py).
+        k = fetch_size(SearchOptions().candidate_top_k, shares.share(db, scope))
+        print(f"floor: index calls with k={k}", file=sys.stderr)
         # The model itself, past the query cache (distinct queries would miss it anyway).
         embed_raw: Callable[[Embedder, str], tuple[float, ...]] = Embedder.embed_query.__wrapped__
         warm = self.fresh(10)

@@ -8,7 +8,9 @@ before any of that is even looked at. The request body itself is bounded by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
@@ -17,6 +19,7 @@ from strawberry.asgi import GraphQL
 from strawberry.extensions import (
     MaxAliasesLimiter,
     MaxTokensLimiter,
+    ParserCache,
     QueryDepthLimiter,
     SchemaExtension,
 )
@@ -24,14 +27,70 @@ from strawberry.extensions import (
 MAX_DEPTH = 10
 MAX_ALIASES = 30
 MAX_TOKENS = 5_000
+# Distinct documents whose parse and validation are remembered. Clients send the same few
+# documents with different variables, so a small LRU holds them all; unique hostile documents
+# only evict each other.
+CACHED_DOCUMENTS = 256
 
 
 def graphql_limits() -> list[Callable[[], SchemaExtension]]:
+    """The limits, then the caches: the order matters (see `ValidDocuments`)."""
     return [
         partial(MaxTokensLimiter, max_token_count=MAX_TOKENS),
+        partial(ParserCache, maxsize=CACHED_DOCUMENTS),
         partial(QueryDepthLimiter, max_depth=MAX_DEPTH),
         partial(MaxAliasesLimiter, max_alias_count=MAX_ALIASES),
+        ValidDocuments,
     ]
+
+
+class _Seen:
+    """A bounded, thread-safe set of query texts that passed validation."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._texts: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __contains__(self, text: object) -> bool:
+        with self._lock:
+            if text not in self._texts:
+                return False
+            self._texts.move_to_end(text)  # type: ignore[arg-type]
+            return True
+
+    def add(self, text: str) -> None:
+        with self._lock:
+            self._texts[text] = None
+            self._texts.move_to_end(text)
+            while len(self._texts) > self.size:
+                self._texts.popitem(last=False)
+
+
+_valid = _Seen(CACHED_DOCUMENTS)
+
+
+class ValidDocuments(SchemaExtension):
+    """Validate each distinct document once, not on every request.
+
+    Validation walks the whole document with every rule, ours included (depth, aliases): for a
+    search document that is several milliseconds per request, a large share of what GraphQL
+    adds to the search itself. strawberry's ValidationCache cannot help here, because it keys
+    on the tuple of rule classes and the depth and alias limiters build new rule classes per
+    request. The rules are fixed for the process, so the query text alone decides the outcome:
+    a text that passed once passes again, and only texts that passed are remembered (a bad
+    document is validated, and refused, every time).
+    """
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        text = context.query
+        known = text is not None and text in _valid
+        if known:
+            context.pre_execution_errors = []
+        yield
+        if not known and text is not None and context.pre_execution_errors == []:
+            _valid.add(text)
 
 
 class GuardedGraphQL(GraphQL[Any, Any]):

@@ -118,6 +118,19 @@ def test_too_many_aliases_are_refused(http: httpx.Client) -> None:
     assert "aliases" in body["errors"][0]["message"].lower()
 
 
+def test_limits_hold_for_a_document_sent_again(http: httpx.Client) -> None:
+    """Validation is done once per distinct document; a refused one is refused every time."""
+    deep = "{ health " + "{ x " * (MAX_DEPTH + 2) + "}" * (MAX_DEPTH + 3)
+    many = "{ " + " ".join(f"a{i}: health {{ ok }}" for i in range(MAX_ALIASES + 1)) + " }"
+    for _ in range(3):
+        assert gql(http, deep).json()["errors"]
+        assert gql(http, many).json()["errors"]
+    for _ in range(3):  # and a valid document stays valid, errors and data alike
+        assert gql(http, "{ health { ok } }").json() == {"data": {"health": {"ok": True}}}
+        unknown = gql(http, "{ health { nope } }").json()
+        assert "Cannot query field 'nope'" in unknown["errors"][0]["message"]
+
+
 def test_too_many_tokens_are_refused(http: httpx.Client) -> None:
     query = "{ health { " + "ok " * MAX_TOKENS + "} }"
     body = gql(http, query).json()

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from graph.errors import ValidationError
 from graph.facts import Fact, FactStatus
 from graph.search import SearchOptions, Weights, escape, rrf, to_lucene, weighted_fusion
+from graph.search.candidates import OVERFETCH, fetch_size
 from graph.search.lucene import MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
 
@@ -180,3 +181,12 @@ def test_the_scope_clause_is_a_zero_weight_phrase() -> None:
         '+scope:"team \\"a\\"\\\\b"^0 +index_text:(alice work)'
     )
     assert scoped("anything", "") == ""
+
+
+def test_indexes_are_asked_for_less_when_the_scope_fills_them() -> None:
+    """A scope that is most of the index loses few hits to the scope filter; a small one many."""
+    assert fetch_size(60, 1.0) == 75
+    assert fetch_size(60, 0.91) == 83
+    assert fetch_size(60, 0.2) == 60 * OVERFETCH
+    assert fetch_size(60, 0.0) == 60 * OVERFETCH  # unknown or empty: the old over-fetch
+    assert all(60 <= fetch_size(60, s / 100) <= 60 * OVERFETCH for s in range(0, 101))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+import threading
+import time
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -11,7 +15,14 @@ from graph.facts import Fact, FactStatus
 from graph.search.lucene import scoped
 from graph.search.options import Mode, SearchOptions
 
+# Neo4j's index calls rank the whole index, not the scope, so each list asks for more than it
+# keeps: up to OVERFETCH times as many, fewer when the scope holds most of the index (asking a
+# vector index for 180 neighbours costs about twice what 80 cost). SHARE_TTL bounds how stale
+# the scope's share may be; a stale share only costs time, never results (see the fallbacks in
+# search_candidates.cypher).
 OVERFETCH = 3
+HEADROOM = 1.25
+SHARE_TTL = 60.0
 # Beyond this many live facts in a scope, an exact vector scan costs more than a wide index
 # query; WIDE is how far both indexes are asked when a filter is selective.
 EXACT_MAX = 20_000
@@ -51,6 +62,39 @@ def filter_params(scope: str, options: SearchOptions, now: datetime) -> dict[str
     }
 
 
+def fetch_size(k: int, share: float) -> int:
+    """How many hits to ask each index for, to keep about `k` after the scope filter."""
+    if share <= 0.0:
+        return k * OVERFETCH
+    return max(k, min(k * OVERFETCH, math.ceil(k * HEADROOM / share)))
+
+
+class _Shares:
+    """Per database and scope: live facts of the scope / facts in the indexes, cached."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cache: weakref.WeakKeyDictionary[Database, dict[str, tuple[float, float]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def share(self, db: Database, scope: str) -> float:
+        now = time.monotonic()
+        with self._lock:
+            known = self._cache.get(db, {}).get(scope)
+        if known is not None and known[1] > now:
+            return known[0]
+        record = db.read("search_scope_share", {"scope": scope})[0]
+        total, live = int(record["total"]), int(record["live"])
+        value = live / total if total else 0.0
+        with self._lock:
+            self._cache.setdefault(db, {})[scope] = (value, now + SHARE_TTL)
+        return value
+
+
+shares = _Shares()
+
+
 def fetch(
     db: Database,
     scope: str,
@@ -66,7 +110,7 @@ def fetch(
         lucene=scoped(scope, lucene) if options.mode is not Mode.VECTOR else "",
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         k=k,
-        fetch=k * OVERFETCH,
+        fetch=fetch_size(k, shares.share(db, scope)),
         wide=max(WIDE, k * OVERFETCH),
         exact_max=EXACT_MAX,
         hops=options.expand_hops,
