@@ -61,8 +61,21 @@ CALL (vec_fast) {
 }
 CALL (vec_fast, scope_size) {
   WITH CASE WHEN size(vec_fast) < $k AND 0 < scope_size < $exact_max THEN $scope END AS gate
-  MATCH (f:Fact)
-  WHERE f.scope = gate AND f.status IN $statuses
+  // The filtered set, read through the first tag when tags are asked for: its Tag node links
+  // exactly the facts that carry it, whereas testing every fact of the scope reads each one's
+  // properties (~40 ms per 1,000 facts).
+  CALL (gate) {
+    WITH gate WHERE size($tags) > 0
+    MATCH (:Tag {scope: gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
+    RETURN f
+    UNION
+    WITH gate WHERE size($tags) = 0
+    MATCH (f:Fact)
+    WHERE f.scope = gate AND f.status IN $statuses
+    RETURN f
+  }
+  WITH f
+  WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
     AND all(t IN $tags WHERE t IN f.tags)
     AND (f.expires_at IS NULL OR f.expires_at > $now)

@@ -6,8 +6,11 @@ import dataclasses
 import json
 import math
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timezone
 from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytz
 
 from graph.errors import ValidationError
 from graph.facts import FactInput
@@ -37,7 +40,24 @@ def _aware(name: str, value: datetime | None) -> datetime | None:
         raise ValidationError(name, "must be a datetime")
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
+    if isinstance(value.tzinfo, ZoneInfo):
+        return _driver_safe_zone(value, value.tzinfo)
     return value
+
+
+def _driver_safe_zone(value: datetime, zone: ZoneInfo) -> datetime:
+    """The same instant in the pytz zone of the same name (or a fixed offset).
+
+    The neo4j 6.1 driver passes its own DateTime class to `tzinfo.utcoffset()` when it packs
+    an aware datetime; zoneinfo's C implementation reads that object as a datetime and now and
+    then crashes the process (a segfault in the driver's `_utc_offset`). pytz zones are pure
+    Python, work with the driver's class, and reach Neo4j under the same zone name.
+    """
+    try:
+        return value.astimezone(pytz.timezone(zone.key))
+    except (pytz.UnknownTimeZoneError, TypeError, ValueError):
+        offset = value.utcoffset()
+        return value.astimezone(timezone(offset) if offset is not None else UTC)
 
 
 def parse_time(name: str, raw: Any) -> datetime | None:

@@ -20,6 +20,24 @@ def same_times(a: Fact, b: Fact) -> None:
         assert getattr(a, name) == getattr(b, name), name
 
 
+def test_a_named_zone_is_stored_by_name(memory: Memory, scope: str) -> None:
+    """zoneinfo times reach Neo4j as the same instant in the same named zone."""
+    berlin = datetime(2024, 7, 1, 9, 0, 0, 250000, tzinfo=ZoneInfo("Europe/Berlin"))
+    fact = memory.remember(scope, {"text": "The ferry leaves at nine", "valid_from": berlin})
+    (row,) = memory.db.read_tx(
+        lambda tx: list(
+            tx.run(
+                "MATCH (f:Fact {id: $id}) RETURN f.valid_from.timezone AS zone, "
+                "f.valid_from.epochMillis AS millis",
+                id=fact.id,
+            )
+        )
+    )
+    assert row["zone"] == "Europe/Berlin"
+    assert row["millis"] == int(berlin.timestamp() * 1000)
+    assert fact.valid_from == berlin
+
+
 def test_hits_and_related_facts_carry_exact_datetimes(memory: Memory, scope: str) -> None:
     berlin = datetime(2024, 3, 5, 14, 30, 15, 123456, tzinfo=ZoneInfo("Europe/Berlin"))
     hit = memory.remember(
