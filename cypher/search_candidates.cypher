@@ -4,9 +4,10 @@
 // index is over-fetched ($fetch) and filtered; when that leaves fewer than $k candidates the
 // filter was selective: full-text is asked again for up to $wide matches (the scoped index only
 // holds this scope's matches), and the vector list is computed exactly (cosine over the
-// filtered facts) when the scope holds fewer than $exact_max live facts (a bounded, index-only
-// count), else re-fetched from the index with $wide. Short results remain possible only for a
-// filter matching almost nothing in a scope of more than $exact_max facts.
+// filtered facts) when the pool to scan (the first tag's facts, else the scope's live facts)
+// holds fewer than $exact_max (a bounded count), else re-fetched from the index with $wide.
+// Short results remain possible only for a filter matching almost nothing in a pool of more
+// than $exact_max facts.
 // Returns ranked {id, score} lists and each candidate fact once, without its embedding.
 CALL () {
   WITH $lucene AS lucene
@@ -52,23 +53,31 @@ CALL () {
 }
 // The gates below are values, not WHERE clauses: a seek keyed on a null gate finds nothing,
 // whereas the planner may run an unconditional seek first and filter on the condition later.
+// The pool an exact vector score would scan: the facts of the first tag asked for (its Tag node
+// links exactly the facts that carry it), else the scope's live facts. Testing every fact of the
+// scope for a tag reads each one's properties, ~40 ms per 1,000 facts.
 CALL (vec_fast) {
   WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $scope END AS gate
-  MATCH (f:Fact)
-  WHERE f.scope = gate AND f.status IN $statuses
-  WITH f LIMIT $exact_max
-  RETURN count(f) AS scope_size
-}
-CALL (vec_fast, scope_size) {
-  WITH CASE WHEN size(vec_fast) < $k AND 0 < scope_size < $exact_max THEN $scope END AS gate
-  // The filtered set, read through the first tag when tags are asked for: its Tag node links
-  // exactly the facts that carry it, whereas testing every fact of the scope reads each one's
-  // properties (~40 ms per 1,000 facts).
   CALL (gate) {
     WITH gate WHERE size($tags) > 0
     MATCH (:Tag {scope: gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
     RETURN f
-    UNION
+    UNION ALL
+    WITH gate WHERE size($tags) = 0
+    MATCH (f:Fact)
+    WHERE f.scope = gate AND f.status IN $statuses
+    RETURN f
+  }
+  WITH f LIMIT $exact_max
+  RETURN count(f) AS pool_size
+}
+CALL (vec_fast, pool_size) {
+  WITH CASE WHEN size(vec_fast) < $k AND 0 < pool_size < $exact_max THEN $scope END AS gate
+  CALL (gate) {
+    WITH gate WHERE size($tags) > 0
+    MATCH (:Tag {scope: gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
+    RETURN f
+    UNION ALL
     WITH gate WHERE size($tags) = 0
     MATCH (f:Fact)
     WHERE f.scope = gate AND f.status IN $statuses
@@ -86,9 +95,9 @@ CALL (vec_fast, scope_size) {
   ORDER BY score DESC, f.id LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_slow
 }
-CALL (vec_fast, scope_size) {
-  WITH vec_fast, scope_size
-  WHERE size(vec_fast) < $k AND scope_size >= $exact_max
+CALL (vec_fast, pool_size) {
+  WITH vec_fast, pool_size
+  WHERE size(vec_fast) < $k AND pool_size >= $exact_max
   CALL db.index.vector.queryNodes('fact_embedding', $wide, $vector) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
