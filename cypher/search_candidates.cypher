@@ -59,13 +59,13 @@ CALL () {
 CALL (vec_fast) {
   WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $scope END AS gate
   CALL (gate) {
-    WITH gate WHERE size($tags) > 0
-    MATCH (:Tag {scope: gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
+    WITH CASE WHEN size($tags) > 0 THEN gate END AS tag_gate
+    MATCH (:Tag {scope: tag_gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
     RETURN f
     UNION ALL
-    WITH gate WHERE size($tags) = 0
+    WITH CASE WHEN size($tags) = 0 THEN gate END AS scope_gate
     MATCH (f:Fact)
-    WHERE f.scope = gate AND f.status IN $statuses
+    WHERE f.scope = scope_gate AND f.status IN $statuses
     RETURN f
   }
   WITH f LIMIT $exact_max
@@ -74,13 +74,13 @@ CALL (vec_fast) {
 CALL (vec_fast, pool_size) {
   WITH CASE WHEN size(vec_fast) < $k AND 0 < pool_size < $exact_max THEN $scope END AS gate
   CALL (gate) {
-    WITH gate WHERE size($tags) > 0
-    MATCH (:Tag {scope: gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
+    WITH CASE WHEN size($tags) > 0 THEN gate END AS tag_gate
+    MATCH (:Tag {scope: tag_gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
     RETURN f
     UNION ALL
-    WITH gate WHERE size($tags) = 0
+    WITH CASE WHEN size($tags) = 0 THEN gate END AS scope_gate
     MATCH (f:Fact)
-    WHERE f.scope = gate AND f.status IN $statuses
+    WHERE f.scope = scope_gate AND f.status IN $statuses
     RETURN f
   }
   WITH f
