@@ -325,8 +325,8 @@ class Bench:
         """Neo4j's and the model's own time for the same queries: raw index calls + embedding."""
         embedder = self.memory.embedder
         db = self.memory.db
-        # The k the engine asks each index for in this scope (graph/search/candidates.py).
-        k = fetch_size(SearchOptions().candidate_top_k, shares.share(db, scope))
+        # The k the engine asks the vector index for in this scope (graph/search/candidates.py).
+        k = fetch_size(SearchOptions().candidate_top_k, *shares.share(db, scope))
         print(f"floor: index calls with k={k}", file=sys.stderr)
         # The model itself, past the query cache (distinct queries would miss it anyway).
         embed_raw: Callable[[Embedder, str], tuple[float, ...]] = Embedder.embed_query.__wrapped__

@@ -1,13 +1,14 @@
 // Hybrid search candidates in one round trip: full-text (fact_fulltext_scoped; $lucene carries
 // a zero-weight scope clause) and vector lists from Neo4j's own indexes, filtered (scope,
-// status, partitions, tags, TTL, asOf, excludeIds), and optionally an entity-expansion list. Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each
-// index is over-fetched ($fetch) and filtered; when that leaves fewer than $k candidates the
-// filter was selective: full-text is asked again for up to $wide matches (the scoped index only
-// holds this scope's matches), and the vector list is computed exactly (cosine over the
-// filtered facts) when the pool to scan (the first tag's facts, else the scope's live facts)
-// holds fewer than $exact_max (a bounded count), else re-fetched from the index with $wide.
-// Short results remain possible only for a filter matching almost nothing in a pool of more
-// than $exact_max facts.
+// status, partitions, tags, TTL, asOf, excludeIds), and optionally an entity-expansion list.
+// Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each index is over-fetched
+// ($fetch; $vec_fetch, sized by graph/search/candidates.py) and filtered; when that leaves
+// fewer than $k candidates the filter was selective: full-text is asked again for up to $wide
+// matches (the scoped index only holds this scope's matches), and the vector list is computed
+// exactly (cosine over the filtered facts) when the pool to scan (the first tag's facts, else
+// the scope's live facts) holds fewer than $exact_max (a bounded count), else re-fetched from
+// the index with $wide. Short results remain possible only for a filter matching almost
+// nothing in a pool of more than $exact_max facts.
 // Returns ranked {id, score} lists and each candidate fact once, without its embedding.
 CALL () {
   WITH $lucene AS lucene
@@ -40,7 +41,7 @@ CALL (ft_raw, ft_fast) {
 CALL () {
   WITH $vector AS vector
   WHERE vector IS NOT NULL
-  CALL db.index.vector.queryNodes('fact_embedding', $fetch, vector) YIELD node, score
+  CALL db.index.vector.queryNodes('fact_embedding', $vec_fetch, vector) YIELD node, score
   WITH node AS f, score
   WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)

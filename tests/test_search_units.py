@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from graph.errors import ValidationError
 from graph.facts import Fact, FactStatus
 from graph.search import SearchOptions, Weights, escape, rrf, to_lucene, weighted_fusion
-from graph.search.candidates import OVERFETCH, fetch_size
+from graph.search.candidates import OVERFETCH, VECTOR_FETCH_MAX, fetch_size
 from graph.search.lucene import MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
 
@@ -183,10 +183,14 @@ def test_the_scope_clause_is_a_zero_weight_phrase() -> None:
     assert scoped("anything", "") == ""
 
 
-def test_indexes_are_asked_for_less_when_the_scope_fills_them() -> None:
-    """A scope that is most of the index loses few hits to the scope filter; a small one many."""
-    assert fetch_size(60, 1.0) == 75
-    assert fetch_size(60, 0.91) == 83
-    assert fetch_size(60, 0.2) == 60 * OVERFETCH
-    assert fetch_size(60, 0.0) == 60 * OVERFETCH  # unknown or empty: the old over-fetch
-    assert all(60 <= fetch_size(60, s / 100) <= 60 * OVERFETCH for s in range(0, 101))
+def test_the_vector_index_is_asked_for_what_the_scope_needs() -> None:
+    """A scope that is most of the index loses few neighbours to the scope filter; a
+    mid-sized scope beside a bigger one many; a small scope is scored exactly when short."""
+    assert fetch_size(60, 1.0, 100_000) == 75
+    assert fetch_size(60, 0.91, 100_000) == 83
+    assert fetch_size(60, 0.09, 10_000) == 834
+    assert fetch_size(60, 0.01, 10_000) == VECTOR_FETCH_MAX
+    assert fetch_size(60, 0.5, 1_500) == 60 * OVERFETCH  # small: exact scoring backs it up
+    assert fetch_size(60, 0.0, 0) == 60 * OVERFETCH  # unknown or empty
+    assert fetch_size(100, 0.5, 10_000) == 250
+    assert all(60 <= fetch_size(60, s / 100, 50_000) <= VECTOR_FETCH_MAX for s in range(0, 101))

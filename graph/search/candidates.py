@@ -15,13 +15,19 @@ from graph.facts import Fact, FactStatus
 from graph.search.lucene import scoped
 from graph.search.options import Mode, SearchOptions
 
-# Neo4j's index calls rank the whole index, not the scope, so each list asks for more than it
-# keeps: up to OVERFETCH times as many, fewer when the scope holds most of the index (asking a
-# vector index for 180 neighbours costs about twice what 80 cost). SHARE_TTL bounds how stale
-# the scope's share may be; a stale share only costs time, never results (see the fallbacks in
-# search_candidates.cypher).
+# Neo4j's vector index ranks the whole database, not the scope, so the vector list asks for
+# more than it keeps: about k * HEADROOM / (the scope's share of the facts), at least k and at
+# most VECTOR_FETCH_MAX. Asking for 180 neighbours costs about twice what 80 cost, and 1,000
+# about 40 ms at 100,000 facts, far less than scoring 10,000 facts exactly (~400 ms). A scope
+# of fewer than SMALL_SCOPE live facts keeps the old 3x: when that comes back short, scoring
+# its few facts exactly is cheaper than a wide index call. The full-text index is restricted
+# to the scope by its query, so it only over-fetches OVERFETCH times for the other filters.
+# SHARE_TTL bounds how stale a share may be; staleness costs time, never results (see the
+# fallbacks in search_candidates.cypher).
 OVERFETCH = 3
 HEADROOM = 1.25
+VECTOR_FETCH_MAX = 1_000
+SMALL_SCOPE = 2_000
 SHARE_TTL = 60.0
 # Beyond this many live facts in a scope, an exact vector scan costs more than a wide index
 # query; WIDE is how far both indexes are asked when a filter is selective.
@@ -62,34 +68,34 @@ def filter_params(scope: str, options: SearchOptions, now: datetime) -> dict[str
     }
 
 
-def fetch_size(k: int, share: float) -> int:
-    """How many hits to ask each index for, to keep about `k` after the scope filter."""
-    if share <= 0.0:
+def fetch_size(k: int, share: float, live: int) -> int:
+    """How many neighbours to ask the vector index for, to keep about `k` in the scope."""
+    if share <= 0.0 or live < SMALL_SCOPE:
         return k * OVERFETCH
-    return max(k, min(k * OVERFETCH, math.ceil(k * HEADROOM / share)))
+    return max(k, min(max(VECTOR_FETCH_MAX, k * OVERFETCH), math.ceil(k * HEADROOM / share)))
 
 
 class _Shares:
-    """Per database and scope: live facts of the scope / facts in the indexes, cached."""
+    """Per database and scope: (live facts of the scope / all facts, live facts), cached."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._cache: weakref.WeakKeyDictionary[Database, dict[str, tuple[float, float]]] = (
+        self._cache: weakref.WeakKeyDictionary[Database, dict[str, tuple[float, int, float]]] = (
             weakref.WeakKeyDictionary()
         )
 
-    def share(self, db: Database, scope: str) -> float:
+    def share(self, db: Database, scope: str) -> tuple[float, int]:
         now = time.monotonic()
         with self._lock:
             known = self._cache.get(db, {}).get(scope)
-        if known is not None and known[1] > now:
-            return known[0]
+        if known is not None and known[2] > now:
+            return known[0], known[1]
         record = db.read("search_scope_share", {"scope": scope})[0]
         total, live = int(record["total"]), int(record["live"])
         value = live / total if total else 0.0
         with self._lock:
-            self._cache.setdefault(db, {})[scope] = (value, now + SHARE_TTL)
-        return value
+            self._cache.setdefault(db, {})[scope] = (value, live, now + SHARE_TTL)
+        return value, live
 
 
 shares = _Shares()
@@ -110,7 +116,8 @@ def fetch(
         lucene=scoped(scope, lucene) if options.mode is not Mode.VECTOR else "",
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         k=k,
-        fetch=fetch_size(k, shares.share(db, scope)),
+        fetch=k * OVERFETCH,
+        vec_fetch=fetch_size(k, *shares.share(db, scope)),
         wide=max(WIDE, k * OVERFETCH),
         exact_max=EXACT_MAX,
         hops=options.expand_hops,
