@@ -6,6 +6,7 @@ fields of validation errors to their GraphQL spelling (top_k -> topK).
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 from datetime import datetime
@@ -13,6 +14,7 @@ from typing import Any
 
 import strawberry
 from strawberry.types import Info
+from strawberry.types.nodes import SelectedField
 
 from graph import search as domain
 from graph.errors import ValidationError
@@ -173,6 +175,9 @@ class SearchQuery:
         service = memory_for(info, scope)
         try:
             built = (options or SearchOptionsInput()).to_domain()
+            if not _selects(info, "related"):
+                # Nothing to show them in: spare the round trip that finds related facts.
+                built = dataclasses.replace(built, related_limit=0, prev_turns=0, next_turns=0)
             result = await call(service.search, scope, query, options=built)
         except ValidationError as exc:
             raise ValidationError(camel(exc.field), exc.reason) from None
@@ -186,6 +191,15 @@ class SearchQuery:
             ],
             lucene=result.lucene,
         )
+
+
+def _selects(info: Info, name: str) -> bool:
+    """Whether the document selects `name` under this field (a fragment counts as yes)."""
+    for field in info.selected_fields:
+        for selection in field.selections:
+            if not isinstance(selection, SelectedField) or selection.name == name:
+                return True
+    return False
 
 
 def camel(field: str) -> str:

@@ -40,6 +40,28 @@ def chat(memory: Memory, scope: str) -> list[str]:
     ]
 
 
+def test_related_facts_are_looked_up_only_when_selected(
+    gql: GraphQLClient, memory: Memory, scope: str, chat: list[str]
+) -> None:
+    ran: list[str] = []
+    hook = lambda what, _elapsed: ran.append(what)  # noqa: E731
+    memory.db.query_hooks.append(hook)
+    try:
+        options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1}
+        hits_only = "query S($scope: String!, $options: SearchOptionsInput) {"
+        hits_only += ' search(scope: $scope, query: "tent", options: $options)'
+        hits_only += " { hits { fact { id } } } }"
+        data = gql.data(hits_only, scope=scope, options=options)
+        assert [h["fact"]["id"] for h in data["search"]["hits"]] == [chat[1]]
+        assert "search_candidates" in ran and "search_related" not in ran
+        ran.clear()
+        data = gql.data(SEARCH, scope=scope, text="tent", options=options)
+        assert "search_related" in ran
+        assert {r["fact"]["turn"] for r in data["search"]["related"]} >= {0, 2}
+    finally:
+        memory.db.query_hooks.remove(hook)
+
+
 def test_search_returns_explained_hits_and_the_turn_window(
     gql: GraphQLClient, scope: str, chat: list[str]
 ) -> None:
