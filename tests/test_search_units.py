@@ -186,11 +186,11 @@ def test_the_scope_clause_is_a_zero_weight_phrase() -> None:
 def test_the_vector_index_is_asked_for_what_the_scope_needs() -> None:
     """A scope that is most of the index loses few neighbours to the scope filter; a
     mid-sized scope beside a bigger one many; a small scope is scored exactly when short."""
-    assert fetch_size(60, 1.0, 100_000) == 75
-    assert fetch_size(60, 0.91, 100_000) == 83
-    assert fetch_size(60, 0.09, 10_000) == 834
+    assert fetch_size(60, 1.0, 100_000) == 90
+    assert fetch_size(60, 0.91, 100_000) == 99
+    assert fetch_size(60, 0.12, 10_000) == 750
     assert fetch_size(60, 0.01, 10_000) == VECTOR_FETCH_MAX
     assert fetch_size(60, 0.5, 1_500) == 60 * OVERFETCH  # small: exact scoring backs it up
     assert fetch_size(60, 0.0, 0) == 60 * OVERFETCH  # unknown or empty
-    assert fetch_size(100, 0.5, 10_000) == 250
+    assert fetch_size(100, 0.5, 10_000) == 300
     assert all(60 <= fetch_size(60, s / 100, 50_000) <= VECTOR_FETCH_MAX for s in range(0, 101))

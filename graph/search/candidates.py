@@ -25,7 +25,7 @@ from graph.search.options import Mode, SearchOptions
 # SHARE_TTL bounds how stale a share may be; staleness costs time, never results (see the
 # fallbacks in search_candidates.cypher).
 OVERFETCH = 3
-HEADROOM = 1.25
+HEADROOM = 1.5
 VECTOR_FETCH_MAX = 1_000
 SMALL_SCOPE = 2_000
 SHARE_TTL = 60.0
