@@ -1,6 +1,7 @@
 // The timeline (see browse_timeline.cypher, keep in step) when $partition is set: a seek on
 // RANGE INDEX (scope, partition, valid_from), read backwards in index order.
 MATCH (f:Fact)
+USING INDEX f:Fact(scope, partition, valid_from)  // pinned, as in browse_timeline.cypher
 WHERE f.scope = $scope
   AND f.partition = $partition
   AND f.valid_from <= datetime($upper_valid)

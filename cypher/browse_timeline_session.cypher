@@ -1,6 +1,7 @@
 // The timeline (see browse_timeline.cypher, keep in step) when $session_id is set: a seek on
 // RANGE INDEX (scope, session_id, valid_from), read backwards in index order.
 MATCH (f:Fact)
+USING INDEX f:Fact(scope, session_id, valid_from)  // pinned, as in browse_timeline.cypher
 WHERE f.scope = $scope
   AND f.session_id = $session_id
   AND f.valid_from <= datetime($upper_valid)
