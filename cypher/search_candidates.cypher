@@ -54,9 +54,10 @@ CALL () {
 }
 // The gates below are values, not WHERE clauses: a seek keyed on a null gate finds nothing,
 // whereas the planner may run an unconditional seek first and filter on the condition later.
-// The pool an exact vector score would scan: the facts of the first tag asked for (its Tag node
-// links exactly the facts that carry it), else the scope's live facts. Testing every fact of the
-// scope for a tag reads each one's properties, ~40 ms per 1,000 facts.
+// The pool an exact vector score would scan, gathered once (at most $exact_max facts): the
+// facts of the first tag asked for (its Tag node links exactly the facts that carry it), else
+// the scope's live facts. Testing every fact of the scope for a tag reads each one's
+// properties, ~40 ms per 1,000 facts.
 CALL (vec_fast) {
   WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $scope END AS gate
   CALL (gate) {
@@ -70,20 +71,10 @@ CALL (vec_fast) {
     RETURN f
   }
   WITH f LIMIT $exact_max
-  RETURN count(f) AS pool_size
+  RETURN collect(f) AS pool
 }
-CALL (vec_fast, pool_size) {
-  WITH CASE WHEN size(vec_fast) < $k AND 0 < pool_size < $exact_max THEN $scope END AS gate
-  CALL (gate) {
-    WITH CASE WHEN size($tags) > 0 THEN gate END AS tag_gate
-    MATCH (:Tag {scope: tag_gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
-    RETURN f
-    UNION ALL
-    WITH CASE WHEN size($tags) = 0 THEN gate END AS scope_gate
-    MATCH (f:Fact)
-    WHERE f.scope = scope_gate AND f.status IN $statuses
-    RETURN f
-  }
+CALL (vec_fast, pool) {
+  UNWIND CASE WHEN size(vec_fast) < $k AND size(pool) < $exact_max THEN pool ELSE [] END AS f
   WITH f
   WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
@@ -96,9 +87,9 @@ CALL (vec_fast, pool_size) {
   ORDER BY score DESC, f.id LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_slow
 }
-CALL (vec_fast, pool_size) {
-  WITH vec_fast, pool_size
-  WHERE size(vec_fast) < $k AND pool_size >= $exact_max
+CALL (vec_fast, pool) {
+  WITH vec_fast, pool
+  WHERE size(vec_fast) < $k AND size(pool) >= $exact_max
   CALL db.index.vector.queryNodes('fact_embedding', $wide, $vector) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
