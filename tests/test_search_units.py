@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from graph.db import Database
 from graph.errors import ValidationError
 from graph.facts import Fact, FactStatus
-from graph.search import SearchOptions, Weights, escape, rrf, to_lucene, weighted_fusion
+from graph.search import SearchOptions, Weights, candidates, escape, rrf, to_lucene, weighted_fusion
 from graph.search.candidates import OVERFETCH, VECTOR_FETCH_MAX, fetch_size
 from graph.search.lucene import MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
@@ -194,3 +195,27 @@ def test_the_vector_index_is_asked_for_what_the_scope_needs() -> None:
     assert fetch_size(60, 0.0, 0) == 60 * OVERFETCH  # unknown or empty
     assert fetch_size(100, 0.5, 10_000) == 300
     assert all(60 <= fetch_size(60, s / 100, 50_000) <= VECTOR_FETCH_MAX for s in range(0, 101))
+
+
+def test_scope_shares_are_remembered_for_a_bounded_number_of_scopes(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many scopes must not grow the service's memory: the oldest share is dropped."""
+    reads: list[str] = []
+
+    def hook(what: str, _elapsed: float) -> None:
+        reads.append(what)
+
+    monkeypatch.setattr(candidates, "SHARES_KEPT", 3)
+    shares = candidates._Shares()
+    db.query_hooks.append(hook)
+    try:
+        for scope in ("share-a", "share-b", "share-c", "share-d"):
+            assert shares.share(db, scope) == (0.0, 0)  # scopes without facts
+        assert len(reads) == 4
+        shares.share(db, "share-d")
+        assert len(reads) == 4  # still cached
+        shares.share(db, "share-a")
+        assert len(reads) == 5  # dropped as the oldest, read again
+    finally:
+        db.query_hooks.remove(hook)

@@ -6,6 +6,7 @@ import math
 import threading
 import time
 import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -29,6 +30,7 @@ HEADROOM = 1.5
 VECTOR_FETCH_MAX = 1_000
 SMALL_SCOPE = 2_000
 SHARE_TTL = 60.0
+SHARES_KEPT = 10_000  # scopes remembered per database; the oldest entries go first
 # Beyond this many live facts in a scope, an exact vector scan costs more than a wide index
 # query; WIDE is how far both indexes are asked when a filter is selective.
 EXACT_MAX = 20_000
@@ -76,25 +78,34 @@ def fetch_size(k: int, share: float, live: int) -> int:
 
 
 class _Shares:
-    """Per database and scope: (live facts of the scope / all facts, live facts), cached."""
+    """Per database and scope: (live facts of the scope / all facts, live facts), cached.
+
+    Bounded, so a service that sees many scopes keeps a flat memory: past SHARES_KEPT scopes the
+    least recently computed entry is dropped (it is recomputed on its next search).
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._cache: weakref.WeakKeyDictionary[Database, dict[str, tuple[float, int, float]]] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._cache: weakref.WeakKeyDictionary[
+            Database, OrderedDict[str, tuple[float, int, float]]
+        ] = weakref.WeakKeyDictionary()
 
     def share(self, db: Database, scope: str) -> tuple[float, int]:
         now = time.monotonic()
         with self._lock:
-            known = self._cache.get(db, {}).get(scope)
+            per_db = self._cache.get(db)
+            known = per_db.get(scope) if per_db is not None else None
         if known is not None and known[2] > now:
             return known[0], known[1]
         record = db.read("search_scope_share", {"scope": scope})[0]
         total, live = int(record["total"]), int(record["live"])
         value = live / total if total else 0.0
         with self._lock:
-            self._cache.setdefault(db, {})[scope] = (value, live, now + SHARE_TTL)
+            known_scopes = self._cache.setdefault(db, OrderedDict())
+            known_scopes[scope] = (value, live, now + SHARE_TTL)
+            known_scopes.move_to_end(scope)
+            while len(known_scopes) > SHARES_KEPT:
+                known_scopes.popitem(last=False)
         return value, live
 
 
