@@ -1,4 +1,5 @@
-// What comes back beside the hits. Turn window: for each hit with a session and turn, the
+// The hits' whole facts ($hydrate: those the candidate query sent as briefs), and what comes
+// back beside the hits, in one round trip. Turn window: for each hit with a session and turn, the
 // adjacent turns of the same session (index fact_scope_session_turn). Shared tags: facts tagged
 // like the hits (among each tag's most recent $per_tag facts). Filters as in search except
 // tags; hits and excluded ids are left out.
@@ -52,4 +53,14 @@ CALL () {
     expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
     last_accessed_at: toString(f.last_accessed_at)}, hit_id: $tagged[rank]}) AS tagged
 }
-RETURN window, tagged
+CALL () {
+  UNWIND $hydrate AS hit_id
+  MATCH (f:Fact {id: hit_id})
+  WHERE f.scope = $scope
+  RETURN collect(f {.*, embedding: null, lexical_text: null,
+    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
+    recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
+    expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
+    last_accessed_at: toString(f.last_accessed_at)}) AS hits
+}
+RETURN hits, window, tagged

@@ -18,7 +18,7 @@ from typing import Any
 from graph.clock import Clock, system_clock
 from graph.db import Database, run
 from graph.errors import NotFound, ValidationError
-from graph.facts import _native
+from graph.facts import read_time
 from graph.validation import check_scope
 
 MAX_CONTEXT_ID_CHARS = 512
@@ -46,8 +46,8 @@ class ConversationContext:
             id=record["id"],
             recall_selected_ids=tuple(record["recall_selected_ids"]),
             always_inject_ids=tuple(record["always_inject_ids"]),
-            recalled_at=_native(record["recalled_at"]),
-            updated_at=_native(record["updated_at"]),
+            recalled_at=read_time(record["recalled_at"]),
+            updated_at=read_time(record["updated_at"]),
         )
 
 

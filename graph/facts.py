@@ -109,13 +109,13 @@ class Fact:
             status=FactStatus(props.get("status") or "active"),
             strength=float(props.get("strength") or 1.0),
             access_count=int(props.get("access_count") or 0),
-            last_accessed_at=_native(props.get("last_accessed_at")),
-            expires_at=_native(props.get("expires_at")),
-            valid_from=_native(props.get("valid_from")) or _native(props["recorded_at"]),  # type: ignore[arg-type]
-            valid_to=_native(props.get("valid_to")),
-            recorded_at=_native(props["recorded_at"]),  # type: ignore[arg-type]
-            expired_at=_native(props.get("expired_at")),
-            updated_at=_native(props.get("updated_at")),
+            last_accessed_at=read_time(props.get("last_accessed_at")),
+            expires_at=read_time(props.get("expires_at")),
+            valid_from=read_time(props.get("valid_from")) or read_time(props["recorded_at"]),  # type: ignore[arg-type]
+            valid_to=read_time(props.get("valid_to")),
+            recorded_at=read_time(props["recorded_at"]),  # type: ignore[arg-type]
+            expired_at=read_time(props.get("expired_at")),
+            updated_at=read_time(props.get("updated_at")),
         )
 
 
@@ -133,7 +133,7 @@ def _float(value: Any, default: float) -> float:
     return default if value is None else float(value)
 
 
-def _native(value: Any) -> datetime | None:
+def read_time(value: Any) -> datetime | None:
     """A Python datetime from a driver DateTime, a datetime, or Cypher's `toString(datetime)`.
 
     Hot read paths (search) return datetimes as strings: the driver's DateTime hydration is

@@ -366,3 +366,69 @@ def test_a_scope_whose_name_extends_another_stays_apart(memory: Memory, scope: s
             assert [h.fact.id for h in hits] == [mine], mode
     finally:
         memory.db.write("scope_delete", {"scope": twin})
+
+
+class Keep:
+    """A reranker that reads the facts it is given and keeps their order."""
+
+    name = "keep"
+
+    def __init__(self) -> None:
+        self.seen: list[Fact] = []
+
+    def rerank(
+        self, query: str, candidates: Sequence[tuple[Fact, float]]
+    ) -> list[tuple[Fact, float]]:
+        self.seen.extend(fact for fact, _ in candidates)
+        return list(candidates)
+
+
+def test_hits_are_the_same_whether_candidates_come_as_briefs_or_whole_facts(
+    memory: Memory, scope: str
+) -> None:
+    """The default reranker ranks on briefs and fetches only the hits' facts; a reranker that
+    reads facts gets whole ones. Both give the same hits, facts and related facts."""
+    for turn, text in enumerate(
+        ["Packing list for the Tokyo trip", "Flight to Tokyo departs at 07:40", "Taxi at 05:30"]
+    ):
+        put(memory, scope, text, session_id="s1", turn=turn, tags=["trip"], subject="Ana")
+    put(memory, scope, "Hotel near Shinjuku station for the trip", tags=["trip"], importance=9)
+    asked: dict[str, Any] = {"top_k": 2, "prev_turns": 1, "track_access": False}
+    briefs = memory.search(scope, "Tokyo flight", **asked)
+    keep = Keep()
+    previous = set_reranker(keep)
+    try:
+        whole = memory.search(scope, "Tokyo flight", **asked)
+    finally:
+        set_reranker(previous)
+    assert {f.text for f in keep.seen} >= {"Flight to Tokyo departs at 07:40"}
+    assert all(f.subject == "Ana" for f in keep.seen if f.session_id == "s1")
+
+    def same(h: Hit) -> tuple[Any, ...]:  # recency moves with the clock between the searches
+        return h.fact, h.relevance, h.fused, h.importance, h.decay, h.sources
+
+    assert len(briefs.hits) == 2
+    assert [same(h) for h in briefs.hits] == [same(h) for h in whole.hits]
+    assert briefs.related and briefs.related == whole.related
+    assert briefs.hits[0].fact == memory.get(scope, briefs.hits[0].fact.id)
+
+
+def test_a_hit_purged_between_the_two_round_trips_is_left_out(
+    memory: Memory, scope: str, garden: dict[str, str]
+) -> None:
+    from graph.search.candidates import fetch
+    from graph.search.engine import order
+    from graph.search.options import SearchOptions
+    from graph.search.related import finish
+
+    now = datetime.now(UTC)
+    options = SearchOptions(top_k=2, related_limit=0)
+    found = fetch(
+        memory.db, scope, options, lucene="violin OR sourdough", vector=None, now=now, full=False
+    )
+    assert found.facts == {} and garden["violin"] in found.briefs
+    top = order("violin", found, options, now, get_reranker())[:2]
+    assert memory.purge(scope, garden["violin"])
+    hits, related = finish(memory.db, scope, top, found, options, now)
+    assert [h.fact.id for h in hits] == [s.id for s in top if s.id != garden["violin"]]
+    assert hits and related == []

@@ -41,25 +41,34 @@ def chat(memory: Memory, scope: str) -> list[str]:
 
 
 def test_related_facts_are_looked_up_only_when_selected(
-    gql: GraphQLClient, memory: Memory, scope: str, chat: list[str]
+    gql: GraphQLClient, memory: Memory, scope: str, chat: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ran: list[str] = []
-    hook = lambda what, _elapsed: ran.append(what)  # noqa: E731
-    memory.db.query_hooks.append(hook)
-    try:
-        options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1}
-        hits_only = "query S($scope: String!, $options: SearchOptionsInput) {"
-        hits_only += ' search(scope: $scope, query: "tent", options: $options)'
-        hits_only += " { hits { fact { id } } } }"
-        data = gql.data(hits_only, scope=scope, options=options)
-        assert [h["fact"]["id"] for h in data["search"]["hits"]] == [chat[1]]
-        assert "search_candidates" in ran and "search_related" not in ran
-        ran.clear()
-        data = gql.data(SEARCH, scope=scope, text="tent", options=options)
-        assert "search_related" in ran
-        assert {r["fact"]["turn"] for r in data["search"]["related"]} >= {0, 2}
-    finally:
-        memory.db.query_hooks.remove(hook)
+    """The second round trip fetches the hits' facts either way; the turn window and the
+    shared-tag scan are only asked of Neo4j when the document selects `related`."""
+    sent: list[dict[str, Any]] = []
+    read = memory.db.read
+
+    def spy(name: str, params: Any = None) -> Any:
+        if name == "search_related":
+            sent.append(dict(params))
+        return read(name, params)
+
+    monkeypatch.setattr(memory.db, "read", spy)
+    options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1}
+    hits_only = "query S($scope: String!, $options: SearchOptionsInput) {"
+    hits_only += ' search(scope: $scope, query: "tent", options: $options)'
+    hits_only += " { hits { fact { id text } } } }"
+    data = gql.data(hits_only, scope=scope, options=options)
+    assert data["search"]["hits"] == [
+        {"fact": {"id": chat[1], "text": "I can bring the big tent and two lanterns"}}
+    ]
+    ((asked,),) = [sent]
+    assert asked["window"] == [] and asked["tag_limit"] == 0
+    sent.clear()
+    data = gql.data(SEARCH, scope=scope, text="tent", options=options)
+    ((asked,),) = [sent]
+    assert asked["window"] and asked["tag_limit"] == 10
+    assert {r["fact"]["turn"] for r in data["search"]["related"]} >= {0, 2}
 
 
 def test_search_returns_explained_hits_and_the_turn_window(

@@ -21,7 +21,7 @@ from typing import Any
 from graph.browse.common import check_exclude_ids, check_limit, preview
 from graph.clock import Clock, system_clock
 from graph.db import Database
-from graph.facts import _native
+from graph.facts import read_time
 from graph.validation import check_scope
 
 MAX_NEEDLE_CHARS = 512
@@ -71,7 +71,7 @@ def lexical_search(
     row = db.read("browse_lexical", {**params, "cap": SORT_CAP})[0]
     facts = row["hits"] if not row["overflow"] else db.read("browse_lexical_dense", params)
     hits = [
-        LexicalHit(id=r["id"], type="fact", preview=preview(r["text"]), time=_native(r["time"]))
+        LexicalHit(id=r["id"], type="fact", preview=preview(r["text"]), time=read_time(r["time"]))
         for r in facts
     ]
     if include_entities:
@@ -80,7 +80,7 @@ def lexical_search(
                 id=r["id"],
                 type="entity",
                 preview=preview("; ".join([r["name"], *r["aliases"]])),
-                time=_native(r["time"]),
+                time=read_time(r["time"]),
             )
             for r in db.read("browse_lexical_entities", params)
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 from graph.browse.common import ENTITY_PREFIX, check_limit, entity_id
 from graph.db import Database
-from graph.facts import Fact, _native
+from graph.facts import Fact, read_time
 from graph.validation import check_scope
 
 DEFAULT_NEIGHBOUR_LIMIT = 25
@@ -82,7 +82,7 @@ def get_node(
         name=props.get("name") or props["canonical"],
         aliases=tuple(props.get("aliases") or ()),
         type=props.get("type"),
-        created_at=_native(props.get("created_at")),
+        created_at=read_time(props.get("created_at")),
     )
     return BrowseNode(entity.id, "entity", None, entity, _refs(records[0]["neighbours"]))
 

@@ -1,10 +1,11 @@
 """Hybrid search: candidates from Neo4j's indexes, fusion, reranking, scoring, expansion.
 
-One Cypher round trip fetches every candidate list (search_candidates.cypher); fusion, the
-reranker and the composite score are Python over those few dozen facts; a second round trip
-only happens when related facts (turn window, shared tags) are wanted and possible. Access
-bookkeeping is queued for a background writer, and the conversation context (if named) is
-recorded before returning so that the next call of the agent sees it.
+One Cypher round trip fetches every candidate list (search_candidates.cypher) with a brief of
+each candidate (or its whole fact, when a reranker needs to read it); fusion, the reranker and
+the composite score are Python over those few dozen; a second round trip fetches the top-k hits'
+whole facts and the related facts (turn window, shared tags) together. Access bookkeeping is
+queued for a background writer, and the conversation context (if named) is recorded before
+returning so that the next call of the agent sees it.
 """
 
 from __future__ import annotations
@@ -19,16 +20,15 @@ from graph import tracing
 from graph.clock import Clock, system_clock
 from graph.db import Database
 from graph.embedding import Embedder
-from graph.facts import Fact
 from graph.search import access
 from graph.search.candidates import Candidates, fetch
 from graph.search.fusion import weighted_fusion
 from graph.search.lucene import to_lucene
 from graph.search.options import Mode, SearchOptions, check_query
-from graph.search.related import related
-from graph.search.rerank import Reranker, get_reranker
+from graph.search.related import finish
+from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
-from graph.search.types import Hit, ListRank, SearchResult
+from graph.search.types import Hit, ListRank, Scored, SearchResult
 from graph.validation import check_scope
 
 T = TypeVar("T")
@@ -56,14 +56,15 @@ def search(
         vector = _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
     if not lucene and vector is None:
         return SearchResult(query=query, lucene=lucene, timings_ms=timings)
+    active = reranker or get_reranker()
+    full = _reads_facts(active)
     found = _timed(
         timings,
         "candidates",
-        lambda: fetch(db, scope, options, lucene=lucene, vector=vector, now=now),
+        lambda: fetch(db, scope, options, lucene=lucene, vector=vector, now=now, full=full),
     )
-    hits = rank(query, found, options, now, reranker or get_reranker())
-    hits = hits[: options.top_k]
-    extra = _timed(timings, "related", lambda: related(db, scope, hits, options, now))
+    top = order(query, found, options, now, active)[: options.top_k]
+    hits, extra = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now))
     ids = [h.fact.id for h in hits]
     if options.track_access:
         access.recorder(db).record(scope, ids, now)
@@ -75,38 +76,62 @@ def search(
 def rank(
     query: str, found: Candidates, options: SearchOptions, now: datetime, reranker: Reranker
 ) -> list[Hit]:
-    """Fuse the lists, let the reranker reorder, and score each candidate; best first."""
+    """Fuse the lists, let the reranker reorder, and score each candidate; best first.
+
+    Needs the candidates' whole facts: `found` must come from `fetch(..., full=True)`.
+    """
+    return [s.hit(found.facts[s.id]) for s in order(query, found, options, now, reranker)]
+
+
+def order(
+    query: str, found: Candidates, options: SearchOptions, now: datetime, reranker: Reranker
+) -> list[Scored]:
+    """`rank` without the facts: the default reranker keeps the fused order, so the candidates'
+    briefs are enough, and only the hits that are returned need their whole fact."""
     ranked = {name: [fid for fid, _ in items] for name, items in found.lists.items()}
     fused = weighted_fusion(ranked, options.fusion.weights(), k=options.fusion.k)
-    pairs: list[tuple[Fact, float]] = [(found.facts[fid], score) for fid, score in fused]
-    reranked = reranker.rerank(query, pairs) if pairs else []
+    if not _reads_facts(reranker):
+        reranked = fused
+    elif not fused:
+        reranked = []
+    else:
+        if not found.facts:
+            raise ValueError(f"reranker {reranker.name!r} reads facts: fetch with full=True")
+        pairs = [(found.facts[fid], score) for fid, score in fused]
+        reranked = [(fact.id, score) for fact, score in reranker.rerank(query, pairs)]
     if not reranked:
         return []
     sources = _sources(found)
     relevances = normalise([score for _, score in reranked])
     tau = options.decay.tau_days if options.decay is not None else options.recency_tau_days
-    hits: list[Hit] = []
-    for (fact, fused_score), relevance in zip(reranked, relevances, strict=True):
-        rec = recency(fact, now, tau)
+    out: list[Scored] = []
+    for (fid, fused_score), relevance in zip(reranked, relevances, strict=True):
+        brief = found.briefs[fid]
+        rec = recency(brief, now, tau)
         factor = (
-            decay_factor(fact, now, options.decay.tau_days) if options.decay is not None else 1.0
+            decay_factor(brief, now, options.decay.tau_days) if options.decay is not None else 1.0
         )
-        score = composite(relevance, fact.importance, rec, options.weights) * factor
-        hits.append(
-            Hit(
-                fact=fact,
+        score = composite(relevance, brief.importance, rec, options.weights) * factor
+        out.append(
+            Scored(
+                id=fid,
                 score=score,
                 relevance=relevance,
                 fused=fused_score,
-                importance=fact.importance / 10.0,
+                importance=brief.importance / 10.0,
                 recency=rec,
                 decay=factor,
-                sources=sources.get(fact.id, ()),
+                sources=sources.get(fid, ()),
             )
         )
-    order = {hit.fact.id: i for i, hit in enumerate(hits)}
-    hits.sort(key=lambda h: (-h.score, order[h.fact.id]))
-    return hits
+    place = {s.id: i for i, s in enumerate(out)}
+    out.sort(key=lambda s: (-s.score, place[s.id]))
+    return out
+
+
+def _reads_facts(reranker: Reranker) -> bool:
+    """Every reranker but the default reads the candidates' facts (their text, at least)."""
+    return type(reranker) is not FusionOrder
 
 
 def _sources(found: Candidates) -> dict[str, tuple[ListRank, ...]]:

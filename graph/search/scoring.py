@@ -10,25 +10,36 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Protocol
 
-from graph.facts import Fact
 from graph.search.options import Weights
 
 SECONDS_PER_DAY = 86_400.0
 
 
-def elapsed_days(fact: Fact, now: datetime) -> float:
+class Aging(Protocol):
+    """What recency and decay read: a Fact, or a candidate's Brief (graph/search/candidates.py)."""
+
+    @property
+    def strength(self) -> float: ...
+    @property
+    def recorded_at(self) -> datetime: ...
+    @property
+    def last_accessed_at(self) -> datetime | None: ...
+
+
+def elapsed_days(fact: Aging, now: datetime) -> float:
     """Days since last access (or since recording); never negative."""
     since = fact.last_accessed_at or fact.recorded_at
     return max(0.0, (now - since).total_seconds() / SECONDS_PER_DAY)
 
 
-def recency(fact: Fact, now: datetime, tau_days: float) -> float:
+def recency(fact: Aging, now: datetime, tau_days: float) -> float:
     """exp(-elapsed / tau): 1 for a fact used just now, 1/e after tau days unused."""
     return math.exp(-elapsed_days(fact, now) / tau_days)
 
 
-def decay_factor(fact: Fact, now: datetime, tau_days: float) -> float:
+def decay_factor(fact: Aging, now: datetime, tau_days: float) -> float:
     """strength * exp(-elapsed / tau): reinforced facts (strength > 1) resist fading."""
     return fact.strength * recency(fact, now, tau_days)
 

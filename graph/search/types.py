@@ -35,6 +35,32 @@ class Hit:
 
 
 @dataclass(frozen=True)
+class Scored:
+    """A ranked candidate before its whole fact is at hand: `Hit` without `fact`."""
+
+    id: str
+    score: float
+    relevance: float
+    fused: float
+    importance: float
+    recency: float
+    decay: float
+    sources: tuple[ListRank, ...]
+
+    def hit(self, fact: Fact) -> Hit:
+        return Hit(
+            fact=fact,
+            score=self.score,
+            relevance=self.relevance,
+            fused=self.fused,
+            importance=self.importance,
+            recency=self.recency,
+            decay=self.decay,
+            sources=self.sources,
+        )
+
+
+@dataclass(frozen=True)
 class RelatedFact:
     """A fact surfaced beside the hits: `reason` is "turn_window" or "shared_tag"."""
 
