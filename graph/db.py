@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import neo4j
 from neo4j import ManagedTransaction, Record
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
 
 from graph import cypher
 from graph.config import Settings
@@ -124,6 +124,25 @@ class Database:
                 routing_=neo4j.RoutingControl.READ,
             )
         return records
+
+    def read_fast(self, name: str, params: Mapping[str, Any] | None = None) -> list[Record]:
+        """`read` in one round trip: an auto-commit query, for the hot path of search.
+
+        A managed transaction costs a second round trip (BEGIN, RUN and PULL, then COMMIT),
+        ~1-2 ms per query at 100,000 facts. Auto-commit queries are not retried by the driver,
+        so a transient error is retried here once, as a managed `read`.
+        """
+        query = cypher.load(name)
+        try:
+            with (
+                self._translate(name),
+                self.driver.session(
+                    database=self.name, default_access_mode=neo4j.READ_ACCESS
+                ) as session,
+            ):
+                return list(session.run(query, dict(params or {})))
+        except TransientError:
+            return self.read(name, params)
 
     def write(self, name: str, params: Mapping[str, Any] | None = None) -> list[Record]:
         """Run `cypher/<name>.cypher` in a managed (retried) write transaction."""

@@ -46,14 +46,14 @@ def test_related_facts_are_looked_up_only_when_selected(
     """The second round trip fetches the hits' facts either way; the turn window and the
     shared-tag scan are only asked of Neo4j when the document selects `related`."""
     sent: list[dict[str, Any]] = []
-    read = memory.db.read
+    read = memory.db.read_fast
 
     def spy(name: str, params: Any = None) -> Any:
         if name == "search_related":
             sent.append(dict(params))
         return read(name, params)
 
-    monkeypatch.setattr(memory.db, "read", spy)
+    monkeypatch.setattr(memory.db, "read_fast", spy)
     options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1}
     hits_only = "query S($scope: String!, $options: SearchOptionsInput) {"
     hits_only += ' search(scope: $scope, query: "tent", options: $options)'

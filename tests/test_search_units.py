@@ -219,3 +219,21 @@ def test_scope_shares_are_remembered_for_a_bounded_number_of_scopes(
         assert len(reads) == 5  # dropped as the oldest, read again
     finally:
         db.query_hooks.remove(hook)
+
+
+def test_a_one_round_trip_read_answers_like_a_managed_read(db: Database) -> None:
+    """Search's auto-commit reads see what managed reads see, and are counted by the hooks."""
+    names: list[str] = []
+
+    def hook(what: str, _elapsed: float) -> None:
+        names.append(what)
+
+    params = {"scope": "no-such-scope"}
+    db.query_hooks.append(hook)
+    try:
+        fast = [dict(r) for r in db.read_fast("search_scope_share", params)]
+        managed = [dict(r) for r in db.read("search_scope_share", params)]
+    finally:
+        db.query_hooks.remove(hook)
+    assert fast == managed and fast[0]["live"] == 0
+    assert names == ["search_scope_share", "search_scope_share"]

@@ -185,7 +185,7 @@ def fetch(
         seeds=EXPANSION_SEEDS,
         full=full,
     )
-    record = db.read("search_candidates", params)[0]
+    record = db.read_fast("search_candidates", params)[0]
     facts = {node["id"]: Fact.from_node(node) for node in record["facts"]} if full else {}
     briefs = (
         {fid: Brief.of(fact) for fid, fact in facts.items()}

@@ -58,7 +58,7 @@ def finish(
         per_tag=max(SHARED_TAG_SCAN, 4 * options.related_limit),
         hit_ids=[s.id for s in top],
     )
-    record = db.read("search_related", params)[0]
+    record = db.read_fast("search_related", params)[0]
     facts = dict(found.facts)
     facts.update((node["id"], Fact.from_node(node)) for node in record["hits"])
     # A hit purged between the two round trips has no fact left to show: it is dropped.
