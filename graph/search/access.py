@@ -60,7 +60,7 @@ class AccessRecorder:
                     row["count"] += 1
                     row["at"] = max(row["at"], at)
             if rows:
-                self._write(list(rows.values()))
+                self._write([{**row, "at": row["at"].isoformat()} for row in rows.values()])
             for event in events:
                 event.set()
             if self._db() is None:
