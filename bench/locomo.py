@@ -158,7 +158,13 @@ def main(argv: list[str] | None = None) -> int:
         samples = samples[: args.limit]
     modes = [Mode(m) for m in args.modes.split(",")]
     memory = Memory.connect(Settings.from_env())
+    embedder = memory.embedder
+    print(
+        f"embedder {embedder.id}, query prefix {embedder.query_prefix!r}, "
+        f"document prefix {embedder.doc_prefix!r}"
+    )
     tally = Tally()
+    load_seconds = 0.0
     latencies: list[float] = []
     stages: dict[str, list[float]] = defaultdict(list)
     run_id = uuid.uuid4().hex[:8]
@@ -169,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             scopes.append(scope)
             started = time.perf_counter()
             n = load(memory, scope, sample, args.captions)
+            load_seconds += time.perf_counter() - started
             print(
                 f"{sample['sample_id']}: {n} turns loaded in {time.perf_counter() - started:.1f}s"
             )
@@ -235,6 +242,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{mode.value:<9}{label:<12}{cells}{overall:>10.3f}")
     counts = [tally.counts[(modes[0].value, c)] for c in CATEGORIES]
     print("questions per category:", dict(zip(CATEGORIES, counts, strict=True)))
+    print(f"turns loaded in {load_seconds:.1f}s in all")
     if latencies:
         ordered = sorted(latencies)
         p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]

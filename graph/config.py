@@ -164,6 +164,10 @@ class Settings:
     local: LocalNeo4jSettings = field(default_factory=LocalNeo4jSettings)
     model_name: str = "local/all-MiniLM-L6-v2-int8"
     model_path: Path | None = None
+    # None: the model's entry in graph/embedding.py's KNOWN_MODELS (or mean / no prefix).
+    model_pooling: str | None = None
+    model_query_prefix: str | None = None
+    model_doc_prefix: str | None = None
     embed_threads: int = 2
     host: str = "127.0.0.1"
     port: int = 8000
@@ -218,6 +222,10 @@ class Settings:
             local=local,
             model_name=_env("FACTGRAPH_MODEL", "local/all-MiniLM-L6-v2-int8"),
             model_path=Path(model_path).resolve() if model_path else None,
+            model_pooling=_optional_choice("FACTGRAPH_MODEL_POOLING", ("cls", "mean")),
+            # Set but empty means "no prefix" (overrides a known model's own prefix).
+            model_query_prefix=os.environ.get("FACTGRAPH_MODEL_QUERY_PREFIX"),
+            model_doc_prefix=os.environ.get("FACTGRAPH_MODEL_DOC_PREFIX"),
             embed_threads=_env_int("FACTGRAPH_EMBED_THREADS", 2),
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),
             port=_env_int("FACTGRAPH_PORT", 8000),
@@ -235,6 +243,13 @@ def _choice(name: str, default: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
         raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
     return value
+
+
+def _optional_choice(name: str, allowed: tuple[str, ...]) -> str | None:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return None
+    return _choice(name, allowed[0], allowed)
 
 
 def env_flag(name: str, default: bool = False) -> bool:

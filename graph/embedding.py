@@ -6,16 +6,25 @@ same model's tokenizer files). They are copied once into `$FACTGRAPH_HOME/models
 loads them with `specific_model_path`. Any other fastembed model can be named with
 FACTGRAPH_MODEL (and FACTGRAPH_MODEL_PATH for a local copy); on a machine with internet,
 fastembed's own download path is used when no path is given.
+
+A model folder fastembed does not know (an ONNX export with its tokenizer files) is registered
+with fastembed under its FACTGRAPH_MODEL name, with the pooling of KNOWN_MODELS or
+FACTGRAPH_MODEL_POOLING (cls | mean). Models trained with an instruction get it from the same
+table or from FACTGRAPH_MODEL_QUERY_PREFIX / FACTGRAPH_MODEL_DOC_PREFIX: the query prefix is put
+before search queries only, the document prefix before every text that is stored.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from graph.config import Settings
@@ -29,6 +38,28 @@ _TOKENIZER_FILES = (
     "vocab.txt",
 )
 _register_lock = threading.Lock()
+_registered: dict[str, str] = {}  # name -> pooling of what this module added to fastembed
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """How a local model folder is pooled, and the prefixes it was trained with."""
+
+    pooling: str  # "cls" | "mean"
+    query_prefix: str = ""
+    doc_prefix: str = ""
+
+
+# Local folders (FACTGRAPH_MODEL_PATH) of known models; each env variable overrides its field.
+# BGE v1.5's query instruction ("Represent this sentence for searching relevant passages: ")
+# is left out: on LoCoMo dev it changed turn recall by less than 0.005 (bench/locomo.py).
+KNOWN_MODELS: dict[str, ModelSpec] = {
+    DEFAULT_MODEL: ModelSpec("mean"),
+    "local/bge-small-en-v1.5": ModelSpec("cls"),
+    "local/bge-small-en-v1.5-int8": ModelSpec("cls"),
+    "local/e5-small-v2": ModelSpec("mean", "query: ", "passage: "),
+    "local/e5-small-v2-int8": ModelSpec("mean", "query: ", "passage: "),
+}
 
 
 class EmbedderError(RuntimeError):
@@ -69,11 +100,28 @@ class Embedder:
 
         self.name = settings.model_name
         path = settings.model_path
-        if self.name == DEFAULT_MODEL:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        known = KNOWN_MODELS.get(self.name)
+        pooling = settings.model_pooling or (known.pooling if known else None)
+        custom = pooling is not None and not _fastembed_builtin(self.name)
+        if pooling is not None and not custom:
+            raise EmbedderError(
+                f"FACTGRAPH_MODEL_POOLING applies to local model folders only: {self.name!r} is "
+                "one of fastembed's own models, pooled its own way (unset the variable, or give "
+                "the folder another FACTGRAPH_MODEL name)"
+            )
+        if self.name == DEFAULT_MODEL and path is None:
+            path = assemble_default_model(settings.home / "models" / "all-MiniLM-L6-v2-int8")
+        if custom:
+            assert pooling is not None
             if path is None:
-                path = assemble_default_model(settings.home / "models" / "all-MiniLM-L6-v2-int8")
-            _register_default()
+                raise EmbedderError(
+                    f"{self.name!r} is loaded from a local folder: set FACTGRAPH_MODEL_PATH to "
+                    "the folder holding its model.onnx and tokenizer files"
+                )
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            _register(self.name, pooling, path)
+        self.query_prefix = _pick(settings.model_query_prefix, known.query_prefix if known else "")
+        self.doc_prefix = _pick(settings.model_doc_prefix, known.doc_prefix if known else "")
         try:
             self._model = TextEmbedding(
                 self.name,
@@ -81,16 +129,27 @@ class Embedder:
                 specific_model_path=str(path) if path is not None else None,
             )
         except Exception as exc:
-            raise EmbedderError(f"could not load embedding model {self.name!r}: {exc}") from exc
+            hint = "" if custom else " (a local model folder needs FACTGRAPH_MODEL_POOLING too)"
+            raise EmbedderError(
+                f"could not load embedding model {self.name!r}: {exc}{hint}"
+            ) from exc
         probe = next(iter(self._model.embed(["dimension probe"])))
         self.dimensions = len(probe)
+        # The id names what produced the stored vectors: a pooling or document prefix other
+        # than the model's own is part of it (the query prefix is not: stored vectors are equal).
         self.id = f"{self.name.split('/')[-1]}@{self.dimensions}"
+        if custom and known is not None and pooling != known.pooling:
+            self.id += f"+{pooling}"
+        if self.doc_prefix != (known.doc_prefix if known else ""):
+            digest = hashlib.sha1(self.doc_prefix.encode(), usedforsecurity=False).hexdigest()
+            self.id += f"+doc-{digest[:8]}"
 
     def embed(self, texts: Sequence[str], batch_size: int = 64) -> list[list[float]]:
         """Passages to vectors (normalised, so cosine equals the dot product)."""
         if not texts:
             return []
-        return [v.tolist() for v in self._model.embed(list(texts), batch_size=batch_size)]
+        items = [self.doc_prefix + t for t in texts] if self.doc_prefix else list(texts)
+        return [v.tolist() for v in self._model.embed(items, batch_size=batch_size)]
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0]
@@ -98,23 +157,56 @@ class Embedder:
     @functools.lru_cache(maxsize=2048)  # noqa: B019 - one embedder per process; bounded
     def embed_query(self, text: str) -> tuple[float, ...]:
         """A query vector, cached: agents repeat queries, and the model is the slow part."""
-        return tuple(next(iter(self._model.query_embed(text))).tolist())
+        return tuple(next(iter(self._model.query_embed(self.query_prefix + text))).tolist())
 
 
-def _register_default() -> None:
+def _pick(override: str | None, default: str) -> str:
+    return default if override is None else override
+
+
+def _fastembed_builtin(name: str) -> bool:
+    from fastembed import TextEmbedding
+
+    if name in _registered:
+        return False
+    known = {m["model"].lower() for m in TextEmbedding.list_supported_models()}
+    return name.lower() in known
+
+
+def _register(name: str, pooling: str, path: Path) -> None:
+    """Add a local model folder to fastembed's table (once per process)."""
     from fastembed import TextEmbedding
     from fastembed.common.model_description import ModelSource, PoolingType
 
     with _register_lock:
-        known = {m["model"] for m in TextEmbedding.list_supported_models()}
-        if DEFAULT_MODEL in known:
+        if name in _registered:
+            if _registered[name] != pooling:
+                raise EmbedderError(
+                    f"{name!r} is already loaded with {_registered[name]} pooling in this "
+                    f"process; give the folder another FACTGRAPH_MODEL name for {pooling}"
+                )
             return
+        if name == DEFAULT_MODEL:
+            # Unchanged from the first releases: the default keeps its source and description.
+            source = "sentence-transformers/all-MiniLM-L6-v2"
+            description = "all-MiniLM-L6-v2, int8 ONNX, loaded from a local folder"
+        else:
+            source, description = "local/none", f"local model folder {path}"
         TextEmbedding.add_custom_model(
-            model=DEFAULT_MODEL,
-            pooling=PoolingType.MEAN,
+            model=name,
+            pooling=PoolingType.CLS if pooling == "cls" else PoolingType.MEAN,
             normalization=True,
-            sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
-            dim=384,
+            sources=ModelSource(hf=source),
+            dim=_hidden_size(path),
             model_file="model.onnx",
-            description="all-MiniLM-L6-v2, int8 ONNX, loaded from a local folder",
+            description=description,
         )
+        _registered[name] = pooling
+
+
+def _hidden_size(folder: Path) -> int:
+    """The dimension fastembed's table is told (the real one is probed after loading)."""
+    try:
+        return int(json.loads((folder / "config.json").read_text(encoding="utf-8"))["hidden_size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 384
