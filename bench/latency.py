@@ -8,7 +8,9 @@ with the fast importer and vectors from a pool of real embeddings, then measured
             hybrid with a selective tag filter; through the Python API, GraphQL and REST over
             HTTP (a real uvicorn service in a subprocess on loopback); 1 and 8 clients
   floor     the raw `db.index.fulltext.queryNodes` / `db.index.vector.queryNodes` calls over
-            the same driver with the engine's limit, plus the query embedding alone
+            the same driver with the engine's limit, plus the query embedding alone; once
+            alone per size, and again beside every single-client series (paired, query by
+            query), which is the floor that series' ratio is taken against
   writes    remember with the pipeline on and off; browse: lexical search and timeline
   memory    the service process's resident set across --rss-searches GraphQL searches
 
@@ -58,6 +60,8 @@ from graph.search.candidates import fetch_size, shares
 from graph.search.lucene import scoped
 
 RESULTS = Path(__file__).resolve().parent / "results"
+# The model itself, past the query cache (distinct queries would miss it anyway).
+EMBED_RAW: Callable[[Embedder, str], tuple[float, ...]] = Embedder.embed_query.__wrapped__
 SEARCH_GQL = """
 query Search($scope: String!, $text: String!, $options: SearchOptionsInput) {
   search(scope: $scope, query: $text, options: $options) {
@@ -321,18 +325,67 @@ class Bench:
     def fresh(self, count: int) -> list[str]:
         return self.queries.take(count)
 
+    def vector_k(self, scope: str) -> int:
+        """The k the engine asks the vector index for in this scope (graph/search/candidates.py)."""
+        return fetch_size(SearchOptions().candidate_top_k, *shares.share(self.memory.db, scope))
+
+    def floor_once(self, scope: str, kind: str, query: str, k: int) -> float:
+        """One floor sample (ms) of `kind` (fulltext, vector, hybrid) for `query`."""
+        db = self.memory.db
+        started = time.perf_counter()
+        lucene = scoped(scope, to_lucene(query))
+        if kind == "fulltext":
+            db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
+        else:
+            vec = list(EMBED_RAW(self.memory.embedder, query))
+            if kind == "vector":
+                db.read("bench_floor_vector", {"vector": vec, "k": k})
+            else:
+                db.read("bench_floor_hybrid", {"lucene": lucene, "vector": vec, "k": k})
+        return (time.perf_counter() - started) * 1000.0
+
+    def paired(
+        self, work: Callable[[str], None], kind: str, scope: str, n: int
+    ) -> tuple[list[float], list[float], float, int]:
+        """A single-client series with a floor sample beside each of its queries.
+
+        The machine's speed drifts over a run (this VM's floor varied 1.5x between minutes), so
+        a floor measured once, minutes before, makes a poor denominator. Here both see the
+        same moments: floor and search alternate which goes first, query by query.
+        Returns the series' latencies, the floor's, the series' own wall time and its errors.
+        """
+        k = self.vector_k(scope)
+        queries = self.fresh(2 * n)
+        latencies: list[float] = []
+        floors: list[float] = []
+        wall = 0.0
+        errors = 0
+        for i in range(n):
+            if i % 2:
+                floors.append(self.floor_once(scope, kind, queries[2 * i + 1], k))
+            started = time.perf_counter()
+            try:
+                work(queries[2 * i])
+            except Exception as exc:
+                errors += 1
+                if errors <= 3:
+                    print(f"  error: {exc!r}"[:300], file=sys.stderr)
+            else:
+                latencies.append((time.perf_counter() - started) * 1000.0)
+            wall += time.perf_counter() - started
+            if not i % 2:
+                floors.append(self.floor_once(scope, kind, queries[2 * i + 1], k))
+        return latencies, floors, wall, errors
+
     def floor(self, facts: int, scope: str) -> None:
         """Neo4j's and the model's own time for the same queries: raw index calls + embedding."""
         embedder = self.memory.embedder
         db = self.memory.db
-        # The k the engine asks the vector index for in this scope (graph/search/candidates.py).
-        k = fetch_size(SearchOptions().candidate_top_k, *shares.share(db, scope))
+        k = self.vector_k(scope)
         print(f"floor: index calls with k={k}", file=sys.stderr)
-        # The model itself, past the query cache (distinct queries would miss it anyway).
-        embed_raw: Callable[[Embedder, str], tuple[float, ...]] = Embedder.embed_query.__wrapped__
         warm = self.fresh(10)
         for q in warm:
-            vec = list(embed_raw(embedder, q))
+            vec = list(EMBED_RAW(embedder, q))
             lucene = scoped(scope, to_lucene(q))
             db.read("bench_floor_hybrid", {"lucene": lucene, "vector": vec, "k": k})
         n = self.args.queries
@@ -340,7 +393,7 @@ class Bench:
         sums: dict[str, list[float]] = {"fulltext": [], "vector": [], "hybrid": []}
         for q in self.fresh(n):
             t0 = time.perf_counter()
-            vec = list(embed_raw(embedder, q))
+            vec = list(EMBED_RAW(embedder, q))
             t1 = time.perf_counter()
             lucene = scoped(scope, to_lucene(q))  # exactly the engine's full-text query
             db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
@@ -414,11 +467,18 @@ class Bench:
                 for count in self.args.clients:
                     run_timed(work, self.fresh(max(8, count * 2)), count)  # warm-up
                     parts.clear()
-                    lat, wall, errors = run_timed(work, self.fresh(n), count)
+                    if count == 1:
+                        lat, floors, wall, errors = self.paired(work, FLOOR_OF[name], scope, n)
+                        floor: tuple[float, float] | None = (
+                            percentile(floors, 0.5),
+                            percentile(floors, 0.95),
+                        )
+                    else:
+                        lat, wall, errors = run_timed(work, self.fresh(n), count)
+                        floor = self.floors.get((facts, FLOOR_OF[name]))
                     f = figure(facts, "search", name, interface, count, lat, wall, errors)
-                    floor = self.floors.get((facts, FLOOR_OF[name]))
                     if floor is not None:
-                        f.floor = FLOOR_OF[name]
+                        f.floor = FLOOR_OF[name] + (", paired" if count == 1 else "")
                         f.floor_p50, f.floor_p95 = floor
                     if interface == "python" and count == 1:
                         f.parts_ms = {k: statistics.median(v) for k, v in parts.items()}

@@ -137,12 +137,15 @@ CALL (ft, vec) {
 CALL (ft, vec, graph) {
   UNWIND ft + vec + graph AS x
   WITH DISTINCT x.f AS n
-  // $full: every property, for a reranker that reads the facts. Otherwise only what ranking
-  // and the related-facts query read (~7 ms less at 100,000 facts); the hits' own properties
-  // come with the related round trip (search_related.cypher).
+  // $full: the whole fact (named properties, as in search_related.cypher), for a reranker
+  // that reads the facts. Otherwise only what ranking and the related-facts query read
+  // (~7 ms less at 100,000 facts); the hits' own properties come with the related round trip
+  // (search_related.cypher).
   // Datetimes as strings: the Python driver's DateTime hydration costs ~0.1 ms per value,
   // more than the index calls for ~100 candidates; graph.facts parses the ISO text.
-  RETURN collect(CASE WHEN $full THEN n {.*, embedding: null, lexical_text: null,
+  RETURN collect(CASE WHEN $full THEN n {.id, .scope, .partition, .text, .index_text,
+    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
+    .content_hash, .embedder, .status, .strength, .access_count,
     valid_from: toString(n.valid_from), valid_to: toString(n.valid_to),
     recorded_at: toString(n.recorded_at), updated_at: toString(n.updated_at),
     expired_at: toString(n.expired_at), expires_at: toString(n.expires_at),

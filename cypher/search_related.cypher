@@ -3,6 +3,8 @@
 // adjacent turns of the same session (index fact_scope_session_turn). Shared tags: facts tagged
 // like the hits (among each tag's most recent $per_tag facts). Filters as in search except
 // tags; hits and excluded ids are left out.
+// Facts come back as the properties graph.facts.Fact reads, named one by one: `f {.*}` would
+// also read each fact's embedding (~3 KB from the array store) only to drop it.
 CALL () {
   UNWIND $window AS h
   MATCH (f:Fact)
@@ -17,7 +19,9 @@ CALL () {
   WITH f, collect(h.id)[0] AS hit_id, min(h.rank) AS rank
   ORDER BY rank, f.turn
   // Datetimes as strings (see search_candidates.cypher): graph.facts parses them.
-  RETURN collect({fact: f {.*, embedding: null, lexical_text: null,
+  RETURN collect({fact: f {.id, .scope, .partition, .text, .index_text,
+    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
+    .content_hash, .embedder, .status, .strength, .access_count,
     valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
     recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
     expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
@@ -47,7 +51,9 @@ CALL () {
   WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
   ORDER BY shared DESC, f.importance DESC, f.id
   LIMIT $tag_limit
-  RETURN collect({fact: f {.*, embedding: null, lexical_text: null,
+  RETURN collect({fact: f {.id, .scope, .partition, .text, .index_text,
+    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
+    .content_hash, .embedder, .status, .strength, .access_count,
     valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
     recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
     expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
@@ -57,7 +63,9 @@ CALL () {
   UNWIND $hydrate AS hit_id
   MATCH (f:Fact {id: hit_id})
   WHERE f.scope = $scope
-  RETURN collect(f {.*, embedding: null, lexical_text: null,
+  RETURN collect(f {.id, .scope, .partition, .text, .index_text,
+    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
+    .content_hash, .embedder, .status, .strength, .access_count,
     valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
     recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
     expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),

@@ -14,15 +14,15 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from inspect import isawaitable
 from typing import Any
 
-from graphql import GraphQLError, GraphQLResolveInfo
+from graphql import GraphQLError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from strawberry.extensions import SchemaExtension
+from strawberry.extensions import FieldExtension, SchemaExtension
+from strawberry.types import Info, get_object_definition
 
 from graph import metrics, tracing
 from graph.access import Forbidden, Unauthenticated
@@ -338,31 +338,35 @@ def _count_decisions(result: object) -> None:
                 metrics.record_decision(str(item.kind.value))
 
 
-async def _traced(name: str, pending: Awaitable[object]) -> object:
-    with tracing.span(name):
-        result = await pending
-    _count_decisions(result)
-    return result
+class Observe(FieldExtension):
+    """A `graphql.<field>` span around a top-level field; counts pipeline decisions.
 
-
-class Observe(SchemaExtension):
-    """A `graphql.<field>` span around each top-level field; counts pipeline decisions."""
+    A field extension on the Query and Mutation fields only (`observe_top_level`), not a schema
+    extension's `resolve` hook: that hook runs for every field of every result, ~160 of them
+    for a search page, where only the top level is traced.
+    """
 
     def resolve(
-        self,
-        _next: Callable[..., object],
-        root: object,
-        info: GraphQLResolveInfo[Any],
-        *args: Any,
-        **kwargs: Any,
+        self, next_: Callable[..., object], source: object, info: Info, **kwargs: Any
     ) -> object:
-        if info.path.prev is not None:
-            return _next(root, info, *args, **kwargs)
-        name = f"graphql.{info.field_name}"
-        started = time.perf_counter()
-        result = _next(root, info, *args, **kwargs)
-        if isawaitable(result):
-            return _traced(name, result)
-        tracing.record(name, time.perf_counter() - started)
+        with tracing.span(f"graphql.{info.field_name}"):
+            result = next_(source, info, **kwargs)
         _count_decisions(result)
         return result
+
+    async def resolve_async(
+        self, next_: Callable[..., Awaitable[object]], source: object, info: Info, **kwargs: Any
+    ) -> object:
+        with tracing.span(f"graphql.{info.field_name}"):
+            result = await next_(source, info, **kwargs)
+        _count_decisions(result)
+        return result
+
+
+def observe_top_level(*types: type) -> None:
+    """Attach `Observe` to every field of these (Query, Mutation) types, before the schema is
+    built from them."""
+    for kind in types:
+        for field in get_object_definition(kind, strict=True).fields:
+            if not any(isinstance(e, Observe) for e in field.extensions):
+                field.extensions.append(Observe())

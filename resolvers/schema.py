@@ -14,17 +14,18 @@ from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
 from resolvers.limits import graphql_limits
-from resolvers.observe import HttpStatus, Observe
+from resolvers.observe import HttpStatus, observe_top_level
 from resolvers.recall import RecallQuery
 from resolvers.search import SearchQuery
 
 Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery))
 Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
+observe_top_level(Query, Mutation)
 
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
-    extensions=[*graphql_limits(), ShapeErrors, Observe, HttpStatus],
+    extensions=[*graphql_limits(), ShapeErrors, HttpStatus],
 )
 
 
