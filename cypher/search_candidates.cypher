@@ -138,9 +138,8 @@ CALL (ft, vec, graph) {
   UNWIND ft + vec + graph AS x
   WITH DISTINCT x.f AS n
   // $full: the whole fact (named properties, as in search_related.cypher), for a reranker
-  // that reads the facts. Otherwise only what ranking and the related-facts query read
-  // (~7 ms less at 100,000 facts); the hits' own properties come with the related round trip
-  // (search_related.cypher).
+  // that reads the facts. Otherwise only what ranking reads (~8 ms less at 100,000 facts); the
+  // hits' own properties come with the related round trip (search_related.cypher).
   // Datetimes as strings: the Python driver's DateTime hydration costs ~0.1 ms per value,
   // more than the index calls for ~100 candidates; graph.facts parses the ISO text.
   RETURN collect(CASE WHEN $full THEN n {.id, .scope, .partition, .text, .index_text,
@@ -150,8 +149,8 @@ CALL (ft, vec, graph) {
     recorded_at: toString(n.recorded_at), updated_at: toString(n.updated_at),
     expired_at: toString(n.expired_at), expires_at: toString(n.expires_at),
     last_accessed_at: toString(n.last_accessed_at)}
-    ELSE n {.id, .importance, .strength, .tags, .session_id, .turn,
-    recorded_at: toString(n.recorded_at), last_accessed_at: toString(n.last_accessed_at)} END)
+    ELSE n {.id, .importance, .strength, recorded_at: toString(n.recorded_at),
+    last_accessed_at: toString(n.last_accessed_at)} END)
     AS facts
 }
 RETURN [x IN ft | {id: x.f.id, score: x.score}] AS fulltext,

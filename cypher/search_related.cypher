@@ -1,15 +1,20 @@
 // The hits' whole facts ($hydrate: those the candidate query sent as briefs), and what comes
-// back beside the hits, in one round trip. Turn window: for each hit with a session and turn, the
-// adjacent turns of the same session (index fact_scope_session_turn). Shared tags: facts tagged
-// like the hits (among each tag's most recent $per_tag facts). Filters as in search except
+// back beside the hits, in one round trip. Turn window ($window: the hits, ranked): for each hit
+// with a session and turn, the adjacent turns of the same session (index
+// fact_scope_session_turn). Shared tags ($tagged: the hits' ids): facts tagged like the hits
+// (among each tag's most recent $per_tag facts). Briefs carry neither sessions nor tags, so
+// both are read here, from the hits themselves. Filters as in search except
 // tags; hits and excluded ids are left out.
 // Facts come back as the properties graph.facts.Fact reads, named one by one: `f {.*}` would
 // also read each fact's embedding (~3 KB from the array store) only to drop it.
 CALL () {
   UNWIND $window AS h
+  MATCH (hit:Fact {id: h.id})
+  WHERE hit.scope = $scope AND hit.session_id IS NOT NULL AND hit.turn IS NOT NULL
+  WITH h, hit.session_id AS session_id, hit.turn AS turn
   MATCH (f:Fact)
-  WHERE f.scope = $scope AND f.session_id = h.session_id
-    AND f.turn >= h.turn - $prev AND f.turn <= h.turn + $next
+  WHERE f.scope = $scope AND f.session_id = session_id
+    AND f.turn >= turn - $prev AND f.turn <= turn + $next
     AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
     AND (f.expires_at IS NULL OR f.expires_at > $now)

@@ -40,10 +40,11 @@ EXPANSION_SEEDS = 10
 
 @dataclass(frozen=True)
 class Brief:
-    """What ranking and the related-facts query read of a candidate: a few fields of its fact.
+    """What ranking reads of a candidate: a few fields of its fact.
 
     Shipping only these for the ~100 candidates of a search, and the whole fact for the top-k
-    hits alone, saves ~7 ms per search at 100,000 facts (bench/latency.py).
+    hits alone, saves ~8 ms per search at 100,000 facts (bench/latency.py); the related-facts
+    query reads the hits' sessions and tags itself.
     """
 
     id: str
@@ -51,9 +52,6 @@ class Brief:
     strength: float
     recorded_at: datetime
     last_accessed_at: datetime | None
-    tags: tuple[str, ...]
-    session_id: str | None
-    turn: int | None
 
     @classmethod
     def from_map(cls, props: dict[str, Any]) -> Brief:
@@ -65,9 +63,6 @@ class Brief:
             strength=float(props.get("strength") or 1.0),
             recorded_at=recorded,
             last_accessed_at=read_time(props.get("last_accessed_at")),
-            tags=tuple(props.get("tags") or ()),
-            session_id=props.get("session_id"),
-            turn=props.get("turn"),
         )
 
     @classmethod
@@ -78,9 +73,6 @@ class Brief:
             strength=fact.strength,
             recorded_at=fact.recorded_at,
             last_accessed_at=fact.last_accessed_at,
-            tags=fact.tags,
-            session_id=fact.session_id,
-            turn=fact.turn,
         )
 
 

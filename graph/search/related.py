@@ -6,25 +6,17 @@ here, with the turns around each hit and the facts that share the hits' tags.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from graph.db import Database
 from graph.facts import Fact
-from graph.search.candidates import Brief, Candidates, filter_params
+from graph.search.candidates import Candidates, filter_params
 from graph.search.options import SearchOptions
 from graph.search.types import Hit, RelatedFact, Scored
 
 # How many of a tag's facts (most recently tagged first) the shared-tag list looks at: a popular
 # tag can be on most of a scope. 200 cost ~4 ms more per search than 50 at 100,000 facts.
 SHARED_TAG_SCAN = 50
-
-
-def wanted(briefs: Sequence[Brief], options: SearchOptions) -> bool:
-    """Whether the related facts can be non-empty: a turn window or shared tags are possible."""
-    window = (options.prev_turns or options.next_turns) and any(_turn_of(b) for b in briefs)
-    tagged = options.related_limit > 0 and any(b.tags for b in briefs)
-    return bool(window or tagged)
 
 
 def finish(
@@ -36,25 +28,30 @@ def finish(
     now: datetime,
 ) -> tuple[list[Hit], list[RelatedFact]]:
     """The hits with their facts, and the related facts; one round trip at most."""
-    briefs = [found.briefs[s.id] for s in top]
+    if not top:
+        return [], []
     hydrate = [s.id for s in top if s.id not in found.facts]
-    want = bool(top) and wanted(briefs, options)
-    if not hydrate and not want:
-        return [s.hit(found.facts[s.id]) for s in top], []
+    window = bool(options.prev_turns or options.next_turns)
+    tagged = options.related_limit > 0
+    if not hydrate:
+        # Every hit's fact is at hand (a reranker read them): without a turn or a tag on any
+        # hit there is nothing beside them, and no round trip. Briefs carry neither, so with
+        # briefs the query finds out.
+        at_hand = [found.facts[s.id] for s in top]
+        window = window and any(f.session_id is not None and f.turn is not None for f in at_hand)
+        tagged = tagged and any(f.tags for f in at_hand)
+        if not window and not tagged:
+            return [s.hit(found.facts[s.id]) for s in top], []
     params = filter_params(scope, options, now)
-    window = []
-    if want and (options.prev_turns or options.next_turns):
-        for rank, brief in enumerate(briefs, start=1):
-            turn = _turn_of(brief)
-            if turn is not None:
-                window.append({"id": brief.id, "rank": rank, **turn})
     params.update(
         hydrate=hydrate,
-        window=window,
+        window=[{"id": s.id, "rank": rank} for rank, s in enumerate(top, start=1)]
+        if window
+        else [],
         prev=options.prev_turns,
         next=options.next_turns,
-        tagged=[b.id for b in briefs if b.tags],
-        tag_limit=options.related_limit if want else 0,
+        tagged=[s.id for s in top] if tagged else [],
+        tag_limit=options.related_limit if tagged else 0,
         per_tag=max(SHARED_TAG_SCAN, 4 * options.related_limit),
         hit_ids=[s.id for s in top],
     )
@@ -72,9 +69,3 @@ def finish(
                 seen.add(fact.id)
                 out.append(RelatedFact(fact, reason, str(row["hit_id"])))
     return hits, out
-
-
-def _turn_of(brief: Brief) -> dict[str, object] | None:
-    if brief.session_id is None or brief.turn is None:
-        return None
-    return {"session_id": brief.session_id, "turn": brief.turn}
