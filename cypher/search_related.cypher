@@ -23,14 +23,7 @@ CALL () {
   WITH f, h ORDER BY h.rank, f.turn
   WITH f, collect(h.id)[0] AS hit_id, min(h.rank) AS rank
   ORDER BY rank, f.turn
-  // Datetimes as strings (see search_candidates.cypher): graph.facts parses them.
-  RETURN collect({fact: f {.id, .scope, .partition, .text, .index_text,
-    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
-    .content_hash, .embedder, .status, .strength, .access_count,
-    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
-    recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
-    expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
-    last_accessed_at: toString(f.last_accessed_at)}, hit_id: hit_id}) AS window
+  RETURN collect({f: f, hit_id: hit_id}) AS window
 }
 CALL () {
   WITH $tag_limit AS tag_limit
@@ -56,24 +49,23 @@ CALL () {
   WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
   ORDER BY shared DESC, f.importance DESC, f.id
   LIMIT $tag_limit
-  RETURN collect({fact: f {.id, .scope, .partition, .text, .index_text,
-    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
-    .content_hash, .embedder, .status, .strength, .access_count,
-    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
-    recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
-    expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
-    last_accessed_at: toString(f.last_accessed_at)}, hit_id: $tagged[rank]}) AS tagged
+  RETURN collect({f: f, hit_id: $tagged[rank]}) AS tagged
 }
 CALL () {
   UNWIND $hydrate AS hit_id
   MATCH (f:Fact {id: hit_id})
   WHERE f.scope = $scope
-  RETURN collect(f {.id, .scope, .partition, .text, .index_text,
-    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
-    .content_hash, .embedder, .status, .strength, .access_count,
+  RETURN collect({f: f, hit_id: hit_id}) AS hits
+}
+// One list of rows, in this order: the hits, the turn window, the shared tags. Each fact is
+// projected here, once, and datetimes as strings (see search_candidates.cypher).
+UNWIND [x IN hits | x {.*, kind: 'hit'}] + [x IN window | x {.*, kind: 'turn_window'}]
+  + [x IN tagged | x {.*, kind: 'shared_tag'}] AS row
+WITH row, row.f AS f
+RETURN collect({kind: row.kind, hit_id: row.hit_id, fact: f {.id, .scope, .partition, .text,
+    .index_text, .subject, .predicate, .object, .tags, .importance, .source, .metadata,
+    .session_id, .turn, .content_hash, .embedder, .status, .strength, .access_count,
     valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
     recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
     expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
-    last_accessed_at: toString(f.last_accessed_at)}) AS hits
-}
-RETURN hits, window, tagged
+    last_accessed_at: toString(f.last_accessed_at)}}) AS rows

@@ -55,17 +55,18 @@ def finish(
         per_tag=max(SHARED_TAG_SCAN, 4 * options.related_limit),
         hit_ids=[s.id for s in top],
     )
-    record = db.read_fast("search_related", params)[0]
     facts = dict(found.facts)
-    facts.update((node["id"], Fact.from_node(node)) for node in record["hits"])
-    # A hit purged between the two round trips has no fact left to show: it is dropped.
-    hits = [s.hit(facts[s.id]) for s in top if s.id in facts]
     out: list[RelatedFact] = []
     seen: set[str] = set()
-    for reason, rows in (("turn_window", record["window"]), ("shared_tag", record["tagged"])):
-        for row in rows:
-            fact = Fact.from_node(row["fact"])
-            if fact.id not in seen:
-                seen.add(fact.id)
-                out.append(RelatedFact(fact, reason, str(row["hit_id"])))
+    # Rows come as the hits' facts, then the turn window, then the shared tags (a fact in both
+    # lists is shown once, for its turn).
+    for row in db.read_fast("search_related", params)[0]["rows"]:
+        fact = Fact.from_node(row["fact"])
+        if row["kind"] == "hit":
+            facts[fact.id] = fact
+        elif fact.id not in seen:
+            seen.add(fact.id)
+            out.append(RelatedFact(fact, row["kind"], str(row["hit_id"])))
+    # A hit purged between the two round trips has no fact left to show: it is dropped.
+    hits = [s.hit(facts[s.id]) for s in top if s.id in facts]
     return hits, out
