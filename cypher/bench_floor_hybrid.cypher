@@ -1,6 +1,6 @@
 // bench/latency.py floor: both index calls in one round trip, with the engine's limit.
 CALL () {
-  CALL db.index.fulltext.queryNodes('fact_fulltext_scoped', $lucene, {limit: $k}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', $lucene, {limit: $k}) YIELD node, score
   RETURN collect({id: node.id, score: score}) AS fulltext
 }
 CALL () {

@@ -1,20 +1,21 @@
-// Hybrid search candidates in one round trip: full-text (fact_fulltext_scoped; $lucene carries
-// a zero-weight scope clause) and vector lists from Neo4j's own indexes, filtered (scope,
-// status, partitions, tags, TTL, asOf, excludeIds), and optionally an entity-expansion list.
+// Hybrid search candidates in one round trip: full-text (fact_fulltext_filtered; $lucene
+// carries zero-weight clauses for the scope, the tags and the partitions) and vector lists from
+// Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
+// optionally an entity-expansion list.
 // Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each index is over-fetched
 // ($fetch; $vec_fetch, sized by graph/search/candidates.py) and filtered; when that leaves
-// fewer than $k candidates the filter was selective: full-text is asked again for up to $wide
-// matches (the scoped index only holds this scope's matches), and the vector list is computed
-// exactly (cosine over the filtered facts) when the pool to scan (the first tag's facts, else
-// the scope's live facts) holds fewer than $exact_max (a bounded count), else re-fetched from
-// the index with $wide. Short results remain possible only for a filter matching almost
-// nothing in a pool of more than $exact_max facts.
+// fewer than $k candidates a filter the Lucene query cannot carry was selective (asOf, status,
+// TTL, excludeIds): full-text is asked again for up to $wide matches, and the vector list is
+// computed exactly (cosine over the filtered facts) when the pool to scan (the first tag's
+// facts, else the scope's live facts) holds fewer than $exact_max (a bounded count), else
+// re-fetched from the index with $wide. Short results remain possible only for a filter
+// matching almost nothing in a pool of more than $exact_max facts.
 // Returns ranked {id, score} lists and each candidate fact once, without its embedding (or
 // only its ranking fields, unless $full).
 CALL () {
   WITH $lucene AS lucene
   WHERE lucene <> ''
-  CALL db.index.fulltext.queryNodes('fact_fulltext_scoped', lucene, {limit: $fetch}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', lucene, {limit: $fetch}) YIELD node, score
   WITH node AS f, score
   WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
@@ -28,7 +29,7 @@ CALL () {
 CALL (ft_raw, ft_fast) {
   WITH ft_raw, ft_fast
   WHERE size(ft_fast) < $k AND ft_raw >= $fetch
-  CALL db.index.fulltext.queryNodes('fact_fulltext_scoped', $lucene, {limit: $wide}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', $lucene, {limit: $wide}) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)

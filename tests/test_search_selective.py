@@ -112,10 +112,12 @@ def test_a_selective_tag_filter_inside_the_scope_is_not_starved(
     assert all("music" in h.fact.tags for h in hits)
 
 
-def test_a_filter_rarer_than_the_overfetch_falls_back_to_every_match(
+def test_a_tag_rarer_than_the_overfetch_is_answered_by_the_index(
     memory: Memory, crowded: str
 ) -> None:
-    """Inside the scope, one fact in 30 carries the tag; 3 candidates over-fetch only 9."""
+    """Inside the scope, one fact in 30 carries the tag; 3 candidates over-fetch only 9. The
+    tag is part of the Lucene query, so the first index call finds it without a wider pass;
+    the vector side scores the tag's facts exactly."""
     found = fetch(
         memory.db,
         crowded,
@@ -126,4 +128,49 @@ def test_a_filter_rarer_than_the_overfetch_falls_back_to_every_match(
     )
     (solo,) = [f for f in found.facts.values() if "solo" in f.tags]
     assert [fid for fid, _ in found.lists["fulltext"]] == [solo.id]
+    assert not found.fulltext_exhaustive
     assert [fid for fid, _ in found.lists["vector"]] == [solo.id]
+    assert found.vector_exact
+
+
+def test_a_filter_the_index_cannot_see_falls_back_to_every_match(
+    memory: Memory, crowded: str
+) -> None:
+    """Excluding 29 of the 30 facts leaves one that ranks below the over-fetch (its week number
+    is not in the query): the first index call finds none of what is left, so full-text is
+    asked again for every match."""
+    lucene = "violin " + " ".join(str(week) for week in range(1, MINE))
+    everything = fetch(
+        memory.db, crowded, SearchOptions(), lucene=lucene, vector=None, now=datetime.now(UTC)
+    )
+    (last,) = [f.id for f in everything.facts.values() if f.text.startswith("Note 0:")]
+    others = tuple(fid for fid in everything.facts if fid != last)
+    found = fetch(
+        memory.db,
+        crowded,
+        SearchOptions(candidate_top_k=3, exclude_ids=others),
+        lucene=lucene,
+        vector=None,
+        now=datetime.now(UTC),
+    )
+    assert [fid for fid, _ in found.lists["fulltext"]] == [last]
+    assert found.fulltext_exhaustive
+
+
+@pytest.mark.parametrize(
+    ("wanted", "others"),
+    [
+        ("the", ["an", "solo-the"]),  # stopwords only: the analyzer leaves no clause at all
+        ("solo", ["solo-x", "x-solo"]),  # a longer tag holds the same word
+        ("Rock Band", ["rock", "band", "rock-band-2"]),  # split into two words
+        ("!!!", ["???"]),  # no word at all
+    ],
+)
+def test_a_tag_filter_stays_exact_whatever_the_analyzer_makes_of_it(
+    memory: Memory, scope: str, wanted: str, others: list[str]
+) -> None:
+    for i, tag in enumerate([wanted, *others]):
+        memory.remember(scope, {"text": f"Piano lesson number {i} went well", "tags": [tag]})
+    for mode in ("fulltext", "hybrid"):
+        hits = memory.search(scope, "piano lesson", tags=[wanted], mode=mode).hits
+        assert [h.fact.tags for h in hits] == [(wanted,)], mode

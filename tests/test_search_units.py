@@ -14,7 +14,7 @@ from graph.errors import ValidationError
 from graph.facts import Fact, FactStatus
 from graph.search import SearchOptions, Weights, candidates, escape, rrf, to_lucene, weighted_fusion
 from graph.search.candidates import OVERFETCH, VECTOR_FETCH_MAX, fetch_size
-from graph.search.lucene import MAX_TERMS, scoped, terms
+from graph.search.lucene import MAX_FILTER_CLAUSES, MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -182,6 +182,21 @@ def test_the_scope_clause_is_a_zero_weight_phrase() -> None:
         '+scope:"team \\"a\\"\\\\b"^0 +index_text:(alice work)'
     )
     assert scoped("anything", "") == ""
+
+
+def test_tags_and_partitions_become_zero_weight_clauses() -> None:
+    """Every tag is required; any one partition will do; past the cap the clause is left to
+    Cypher's exact check."""
+    assert scoped("s", "alice", tags=("a b", 'q"'), partitions=("p1", "p2")) == (
+        '+scope:"s"^0 +tags:"a b"^0 +tags:"q\\""^0 +(partition:"p1" partition:"p2")^0 '
+        "+index_text:(alice)"
+    )
+    many = tuple(f"p{i}" for i in range(MAX_FILTER_CLAUSES + 1))
+    assert scoped("s", "alice", tags=many, partitions=many) == (
+        '+scope:"s"^0 '
+        + " ".join(f'+tags:"p{i}"^0' for i in range(MAX_FILTER_CLAUSES))
+        + " +index_text:(alice)"
+    )
 
 
 def test_the_vector_index_is_asked_for_what_the_scope_needs() -> None:

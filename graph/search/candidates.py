@@ -166,7 +166,9 @@ def fetch(
     k = options.candidate_top_k
     params = filter_params(scope, options, now)
     params.update(
-        lucene=scoped(scope, lucene) if options.mode is not Mode.VECTOR else "",
+        lucene=scoped(scope, lucene, tags=options.tags, partitions=options.partitions)
+        if options.mode is not Mode.VECTOR
+        else "",
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         k=k,
         fetch=k * OVERFETCH,

@@ -10,8 +10,10 @@ the index instead of sending a query that would fail or match nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 MAX_TERMS = 64
+MAX_FILTER_CLAUSES = 16
 _SPECIAL = re.compile(r'([+\-&|!(){}\[\]^"~*?:\\/])')
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -55,14 +57,29 @@ def phrase(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def scoped(scope: str, lucene: str) -> str:
-    """Restrict a terms query to one scope on the fact_fulltext_scoped index.
+def scoped(
+    scope: str,
+    lucene: str,
+    *,
+    tags: Sequence[str] = (),
+    partitions: Sequence[str] | None = None,
+) -> str:
+    """Restrict a terms query to one scope, and to the filters, on fact_fulltext_filtered.
 
-    The scope clause is required but weighs nothing (^0), so scores equal those of the plain
-    index; the terms only match the index text. The analyzer may split a scope name into
-    several tokens, so the phrase can also match a longer scope name: Cypher still checks
-    f.scope exactly, the clause only keeps other scopes from crowding the index's ranking.
+    Each restriction is a required clause that weighs nothing (^0), so scores equal those of
+    the plain index; the terms only match the index text. A filter the index answers keeps a
+    rare tag's or partition's matches from being crowded out of the index's ranking by the
+    rest of the scope. The clauses can only over-match, never miss: the analyzer may split a
+    name into several tokens (a phrase can then also match a longer name, or a phrase spanning
+    two tags), and a name of stopwords alone makes no clause at all. Cypher checks f.scope and
+    every filter exactly. Past MAX_FILTER_CLAUSES tags or partitions the clause is left out
+    (the search stays exact, only slower) to keep well under Lucene's clause limit.
     """
     if not lucene:
         return ""
-    return f"+scope:{phrase(scope)}^0 +index_text:({lucene})"
+    clauses = [f"+scope:{phrase(scope)}^0"]
+    clauses += [f"+tags:{phrase(tag)}^0" for tag in tags[:MAX_FILTER_CLAUSES]]
+    if partitions and len(partitions) <= MAX_FILTER_CLAUSES:
+        either = " ".join(f"partition:{phrase(p)}" for p in partitions)
+        clauses.append(f"+({either})^0")
+    return " ".join([*clauses, f"+index_text:({lucene})"])
