@@ -10,8 +10,20 @@
 // facts, else the scope's live facts) holds fewer than $exact_max (a bounded count), else
 // re-fetched from the index with $wide. Short results remain possible only for a filter
 // matching almost nothing in a pool of more than $exact_max facts.
+// A tag rarer than $tag_exact_max (see graph/search/candidates.py) skips the vector index: the
+// over-fetch would keep fewer than $k of its facts, so they are scored exactly straight away.
 // Returns ranked {id, score} lists and each candidate fact once, without its embedding (or
 // only its ranking fields, unless $full).
+// The rarest tag asked for: its degree is read from the Tag node's relationship counts, without
+// touching the facts. No tag (or no vector): null.
+CALL () {
+  UNWIND CASE WHEN $vector IS NOT NULL THEN $tags ELSE [] END AS name
+  OPTIONAL MATCH (t:Tag {scope: $scope, name: name})
+  WITH t, CASE WHEN t IS NULL THEN 0 ELSE COUNT { (t)<-[:TAGGED]-() } END AS degree
+  ORDER BY degree
+  RETURN collect({tag: t, degree: degree})[0] AS rarest
+}
+WITH rarest, rarest IS NOT NULL AND rarest.degree < $tag_exact_max AS tag_exact
 CALL () {
   WITH $lucene AS lucene
   WHERE lucene <> ''
@@ -40,9 +52,9 @@ CALL (ft_raw, ft_fast) {
   WITH f, score ORDER BY score DESC LIMIT $k
   RETURN collect({f: f, score: score}) AS ft_slow
 }
-CALL () {
+CALL (tag_exact) {
   WITH $vector AS vector
-  WHERE vector IS NOT NULL
+  WHERE vector IS NOT NULL AND NOT tag_exact
   CALL db.index.vector.queryNodes('fact_embedding', $vec_fetch, vector) YIELD node, score
   WITH node AS f, score
   WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
@@ -57,14 +69,14 @@ CALL () {
 // The gates below are values, not WHERE clauses: a seek keyed on a null gate finds nothing,
 // whereas the planner may run an unconditional seek first and filter on the condition later.
 // The pool an exact vector score would scan, gathered once (at most $exact_max facts): the
-// facts of the first tag asked for (its Tag node links exactly the facts that carry it), else
+// facts of the rarest tag asked for (its Tag node links exactly the facts that carry it), else
 // the scope's live facts. Testing every fact of the scope for a tag reads each one's
 // properties, ~40 ms per 1,000 facts.
-CALL (vec_fast) {
+CALL (vec_fast, rarest) {
   WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $scope END AS gate
-  CALL (gate) {
-    WITH CASE WHEN size($tags) > 0 THEN gate END AS tag_gate
-    MATCH (:Tag {scope: tag_gate, name: $tags[0]})<-[:TAGGED]-(f:Fact)
+  CALL (gate, rarest) {
+    WITH CASE WHEN gate IS NOT NULL THEN rarest.tag END AS tag
+    MATCH (tag)<-[:TAGGED]-(f:Fact)
     RETURN f
     UNION ALL
     WITH CASE WHEN size($tags) = 0 THEN gate END AS scope_gate

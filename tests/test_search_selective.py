@@ -16,7 +16,7 @@ from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
 from graph.db import Database
 from graph.memory import Memory
-from graph.search import SearchOptions
+from graph.search import SearchOptions, candidates
 from graph.search.candidates import OVERFETCH, fetch
 
 QUERY = "violin practice schedule"
@@ -174,3 +174,37 @@ def test_a_tag_filter_stays_exact_whatever_the_analyzer_makes_of_it(
     for mode in ("fulltext", "hybrid"):
         hits = memory.search(scope, "piano lesson", tags=[wanted], mode=mode).hits
         assert [h.fact.tags for h in hits] == [(wanted,)], mode
+
+
+def test_the_rarest_tag_asked_for_is_the_pool_scored_exactly(
+    memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Six facts carry 'common', one carries 'common' and 'rare'. With room to score at most
+    four facts exactly, asking for ('common', 'rare') scans the one fact of the rarer tag, in
+    whichever order the tags come."""
+    for i in range(6):
+        memory.remember(scope, {"text": f"Cello practice, take {i}", "tags": ["common"]})
+    both = memory.remember(
+        scope, {"text": "Cello practice with the quartet", "tags": ["common", "rare"]}
+    )
+    monkeypatch.setattr(candidates, "EXACT_MAX", 4)
+    vector = list(memory.embedder.embed_query("cello practice"))
+    for tags in (("common", "rare"), ("rare", "common")):
+        found = fetch(
+            memory.db,
+            scope,
+            SearchOptions(tags=tags),
+            lucene="cello",
+            vector=vector,
+            now=datetime.now(UTC),
+        )
+        assert found.vector_exact, tags
+        assert [fid for fid, _ in found.lists["vector"]] == [both.id], tags
+
+
+def test_a_tag_nobody_carries_finds_nothing_without_asking_the_index(
+    memory: Memory, scope: str
+) -> None:
+    memory.remember(scope, {"text": "Cello practice on Monday", "tags": ["music"]})
+    for mode in ("vector", "hybrid"):
+        assert memory.search(scope, "cello practice", tags=["unheard-of"], mode=mode).hits == []
