@@ -9,8 +9,10 @@ with the fast importer and vectors from a pool of real embeddings, then measured
             HTTP (a real uvicorn service in a subprocess on loopback); 1 and 8 clients
   floor     the raw `db.index.fulltext.queryNodes` / `db.index.vector.queryNodes` calls over
             the same driver with the engine's limit, plus the query embedding alone; once
-            alone per size, and again beside every single-client series (paired, query by
-            query), which is the floor that series' ratio is taken against
+            alone per size, and again beside every single-client series (paired, in
+            alternating blocks of 20), which is the floor that series' ratio is taken against
+  warm-up   --warmup searches of every kind (2,000) before each size's measurements, so
+            Neo4j's JIT has compiled its index searches, as in a service that has been up a while
   writes    remember with the pipeline on and off; browse: lexical search and timeline
   memory    the service process's resident set across --rss-searches GraphQL searches
 
@@ -62,6 +64,8 @@ from graph.search.candidates import fetch_size, shares
 from graph.search.lucene import scoped
 
 RESULTS = Path(__file__).resolve().parent / "results"
+# Floor samples and searches alternate in blocks of this many (Bench.paired).
+PAIR_BLOCK = 20
 # The model itself, past the query cache (distinct queries would miss it anyway).
 EMBED_RAW: Callable[[Embedder, str], tuple[float, ...]] = Embedder.embed_query.__wrapped__
 SEARCH_GQL = """
@@ -370,11 +374,15 @@ class Bench:
     def paired(
         self, work: Callable[[str], None], kind: str, scope: str, n: int
     ) -> tuple[list[float], list[float], float, int]:
-        """A single-client series with a floor sample beside each of its queries.
+        """A single-client series with its floor sampled beside it, in alternating blocks.
 
         The machine's speed drifts over a run (this VM's floor varied 1.5x between minutes), so
-        a floor measured once, minutes before, makes a poor denominator. Here both see the
-        same moments: floor and search alternate which goes first, query by query.
+        a floor measured once, minutes before, makes a poor denominator. Here both see the same
+        minutes: blocks of PAIR_BLOCK floor samples and PAIR_BLOCK searches alternate, and which
+        goes first alternates too. Blocks, not single queries: the floor runs the model in this
+        process, and a floor sample between every two searches doubled the service's own query
+        embedding (3.6 -> 7.1 ms: two processes' models and their spinning onnxruntime threads
+        on 2 cores), a cost no real client imposes on it.
         Returns the series' latencies, the floor's, the series' own wall time and its errors.
         """
         k = self.vector_k(scope)
@@ -383,22 +391,57 @@ class Bench:
         floors: list[float] = []
         wall = 0.0
         errors = 0
-        for i in range(n):
-            if i % 2:
-                floors.append(self.floor_once(scope, kind, queries[2 * i + 1], k))
-            started = time.perf_counter()
-            try:
-                work(queries[2 * i])
-            except Exception as exc:
-                errors += 1
-                if errors <= 3:
-                    print(f"  error: {exc!r}"[:300], file=sys.stderr)
-            else:
-                latencies.append((time.perf_counter() - started) * 1000.0)
-            wall += time.perf_counter() - started
-            if not i % 2:
-                floors.append(self.floor_once(scope, kind, queries[2 * i + 1], k))
+        for block, start in enumerate(range(0, n, PAIR_BLOCK)):
+            stop = min(n, start + PAIR_BLOCK)
+            floor_first = bool(block % 2)
+            if floor_first:
+                floors.extend(
+                    self.floor_once(scope, kind, queries[n + i], k) for i in range(start, stop)
+                )
+            for i in range(start, stop):
+                started = time.perf_counter()
+                try:
+                    work(queries[i])
+                except Exception as exc:
+                    errors += 1
+                    if errors <= 3:
+                        print(f"  error: {exc!r}"[:300], file=sys.stderr)
+                else:
+                    latencies.append((time.perf_counter() - started) * 1000.0)
+                wall += time.perf_counter() - started
+            if not floor_first:
+                floors.extend(
+                    self.floor_once(scope, kind, queries[n + i], k) for i in range(start, stop)
+                )
         return latencies, floors, wall, errors
+
+    def warm_up(self, scope: str, clients: Clients) -> None:
+        """Bring Neo4j's JIT, the page cache and both processes to a steady state first.
+
+        A service answers for days; its first minutes are not what users live with. Right
+        after a Neo4j start or a 100,000-fact import the same vector index call took 14 ms,
+        and 4.4 ms some 2,000 calls later (the JVM compiling Lucene's HNSW search). Searches
+        of every configuration, through the Python API and GraphQL, plus the floor's queries.
+        """
+        total = self.args.warmup
+        if total <= 0:
+            return
+        started = time.perf_counter()
+        configs = list(CONFIGS.values())
+        k = self.vector_k(scope)
+        for i, query in enumerate(self.fresh(total)):
+            py_opts, gql_opts, _ = configs[i % len(configs)]
+            if i % 4 == 3:
+                clients.graphql(scope, query, gql_opts)
+            elif i % 4 == 2:
+                self.floor_once(scope, "hybrid", query, k)
+            else:
+                self.memory.search(scope, query, options=SearchOptions.build(**py_opts))
+        access.recorder(self.memory.db).flush(60)
+        print(
+            f"warm-up: {total} searches and floor queries in {time.perf_counter() - started:.0f}s",
+            file=sys.stderr,
+        )
 
     def floor(self, facts: int, scope: str) -> None:
         """Neo4j's and the model's own time for the same queries: raw index calls + embedding."""
@@ -586,6 +629,9 @@ def main() -> int:
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--writes", type=int, default=50, help="remembers per pipeline setting")
     parser.add_argument("--rss-searches", type=int, default=10_000)
+    parser.add_argument(
+        "--warmup", type=int, default=2000, help="searches before each size's measurements"
+    )
     parser.add_argument("--pool", type=int, default=8000, help="distinct embedded sentences")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--keep", action="store_true", help="keep the seeded scopes")
@@ -636,6 +682,7 @@ def main() -> int:
                     seconds = seed_scope(memory, scope, facts, args.seed, args.pool)
                     notes.append(f"Seeding {facts:,} facts took {seconds:.0f}s (fast import).")
                 try:
+                    bench.warm_up(scope, clients)
                     bench.floor(facts, scope)
                     bench.searches(facts, scope, clients)
                     bench.browse(facts, scope)

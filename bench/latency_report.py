@@ -107,9 +107,11 @@ def markdown(
         "The floor of a search is what Neo4j and the model alone cost for the same query: the",
         "raw index call(s) over the Python driver with the same limit the engine uses, plus the",
         "query embedding where the search embeds; ratio = factgraph / floor. A single-client",
-        "row's floor is sampled beside it, query by query in alternating order (paired), so a",
+        "row's floor is sampled beside it, in alternating blocks of 20 queries (paired), so a",
         "drift of the machine's speed during the run falls on both; 8-client rows are set",
-        "against the floor rows measured alone at the start of the size.",
+        "against the floor rows measured alone at the start of the size. Each size is measured",
+        "after a warm-up of searches of every kind (Neo4j's JIT compiles its index searches",
+        "over the first thousand or so calls).",
         "",
     ]
     for facts in sorted({f.facts for f in figures}):
