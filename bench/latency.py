@@ -354,7 +354,8 @@ class Bench:
 
     def vector_k(self, scope: str) -> int:
         """The k the engine asks the vector index for in this scope (graph/search/candidates.py)."""
-        return fetch_size(SearchOptions().candidate_top_k, *shares.share(self.memory.db, scope))
+        size = shares.share(self.memory.db, scope)
+        return fetch_size(SearchOptions().candidate_top_k, size.share, size.live)
 
     def floor_once(self, scope: str, kind: str, query: str, k: int) -> float:
         """One floor sample (ms) of `kind` (fulltext, vector, hybrid) for `query`."""

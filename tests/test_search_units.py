@@ -226,7 +226,8 @@ def test_scope_shares_are_remembered_for_a_bounded_number_of_scopes(
     db.query_hooks.append(hook)
     try:
         for scope in ("share-a", "share-b", "share-c", "share-d"):
-            assert shares.share(db, scope) == (0.0, 0)  # scopes without facts
+            size = shares.share(db, scope)
+            assert (size.share, size.live) == (0.0, 0)  # scopes without facts
         assert len(reads) == 4
         shares.share(db, "share-d")
         assert len(reads) == 4  # still cached

@@ -9,7 +9,7 @@ import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from graph.db import Database
 from graph.facts import Fact, FactStatus, read_time
@@ -117,7 +117,7 @@ def fetch_size(k: int, share: float, live: int) -> int:
     return max(k, min(max(VECTOR_FETCH_MAX, k * OVERFETCH), math.ceil(k * HEADROOM / share)))
 
 
-def tag_exact_max(k: int, vec_fetch: int, share: float, live: int) -> int:
+def tag_exact_max(k: int, vec_fetch: int, total: int) -> int:
     """Below this many facts, a tag's facts are scored exactly without asking the vector index.
 
     Of `vec_fetch` neighbours from the whole database, about vec_fetch * degree / total carry
@@ -125,14 +125,21 @@ def tag_exact_max(k: int, vec_fetch: int, share: float, live: int) -> int:
     anyway (~15-35 ms wasted at 100,000 facts), so it is skipped. A tag that common among the
     neighbours keeps the index path (an exact scan of it would cost more).
     """
-    if share <= 0.0:
+    if total <= 0:
         return EXACT_MAX
-    total = live / share
     return min(EXACT_MAX, math.ceil(k * total / vec_fetch))
 
 
+class ScopeSize(NamedTuple):
+    """A scope's live facts, all facts of the database, and the scope's share of them."""
+
+    share: float
+    live: int
+    total: int
+
+
 class _Shares:
-    """Per database and scope: (live facts of the scope / all facts, live facts), cached.
+    """Per database and scope: its ScopeSize, cached.
 
     Bounded, so a service that sees many scopes keeps a flat memory: past SHARES_KEPT scopes the
     least recently computed entry is dropped (it is recomputed on its next search).
@@ -141,26 +148,26 @@ class _Shares:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._cache: weakref.WeakKeyDictionary[
-            Database, OrderedDict[str, tuple[float, int, float]]
+            Database, OrderedDict[str, tuple[ScopeSize, float]]
         ] = weakref.WeakKeyDictionary()
 
-    def share(self, db: Database, scope: str) -> tuple[float, int]:
+    def share(self, db: Database, scope: str) -> ScopeSize:
         now = time.monotonic()
         with self._lock:
             per_db = self._cache.get(db)
             known = per_db.get(scope) if per_db is not None else None
-        if known is not None and known[2] > now:
-            return known[0], known[1]
+        if known is not None and known[1] > now:
+            return known[0]
         record = db.read("search_scope_share", {"scope": scope})[0]
         total, live = int(record["total"]), int(record["live"])
-        value = live / total if total else 0.0
+        size = ScopeSize(live / total if total else 0.0, live, total)
         with self._lock:
             known_scopes = self._cache.setdefault(db, OrderedDict())
-            known_scopes[scope] = (value, live, now + SHARE_TTL)
+            known_scopes[scope] = (size, now + SHARE_TTL)
             known_scopes.move_to_end(scope)
             while len(known_scopes) > SHARES_KEPT:
                 known_scopes.popitem(last=False)
-        return value, live
+        return size
 
 
 shares = _Shares()
@@ -179,8 +186,8 @@ def fetch(
     """Every candidate list; `full=False` ships briefs only (see Brief)."""
     k = options.candidate_top_k
     params = filter_params(scope, options, now)
-    share, live = shares.share(db, scope)
-    vec_fetch = fetch_size(k, share, live)
+    size = shares.share(db, scope)
+    vec_fetch = fetch_size(k, size.share, size.live)
     params.update(
         lucene=scoped(scope, lucene, tags=options.tags, partitions=options.partitions)
         if options.mode is not Mode.VECTOR
@@ -191,7 +198,7 @@ def fetch(
         vec_fetch=vec_fetch,
         wide=max(WIDE, k * OVERFETCH),
         exact_max=EXACT_MAX,
-        tag_exact_max=tag_exact_max(k, vec_fetch, share, live),
+        tag_exact_max=tag_exact_max(k, vec_fetch, size.total),
         hops=options.expand_hops,
         seeds=EXPANSION_SEEDS,
         full=full,
