@@ -682,6 +682,12 @@ def main() -> int:
                 if not (args.reuse and fact_count(memory, scope) >= facts):
                     seconds = seed_scope(memory, scope, facts, args.seed, args.pool)
                     notes.append(f"Seeding {facts:,} facts took {seconds:.0f}s (fast import).")
+                size = shares.share(memory.db, scope)
+                notes.append(
+                    f"The {facts:,}-fact scope held {size.share:.0%} of the database's "
+                    f"{size.total:,} facts: the vector index was asked for k = "
+                    f"{bench.vector_k(scope)} neighbours (graph/search/candidates.py)."
+                )
                 try:
                     bench.warm_up(scope, clients)
                     bench.floor(facts, scope)
