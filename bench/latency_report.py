@@ -110,8 +110,9 @@ def markdown(
         "row's floor is sampled beside it, in alternating blocks of 20 queries (paired), so a",
         "drift of the machine's speed during the run falls on both; 8-client rows are set",
         "against the floor rows measured alone at the start of the size. Each size is measured",
-        "after a warm-up of searches of every kind (Neo4j's JIT compiles its index searches",
-        "over the first thousand or so calls).",
+        "after a warm-up of searches of every kind and a few writes (Neo4j's JIT compiles its",
+        "index searches over the first thousand or so calls; Lucene merges the segments the",
+        "seeding import left only at a later write).",
         "",
     ]
     for facts in sorted({f.facts for f in figures}):
