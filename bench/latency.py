@@ -450,7 +450,8 @@ class Bench:
                 self.memory.search(scope, query, options=SearchOptions.build(**py_opts))
         access.recorder(self.memory.db).flush(60)
         print(
-            f"warm-up: {total} searches and floor queries in {time.perf_counter() - started:.0f}s",
+            f"warm-up: {total} searches, floor queries and remembers in "
+            f"{time.perf_counter() - started:.0f}s",
             file=sys.stderr,
         )
 
@@ -641,7 +642,10 @@ def main() -> int:
     parser.add_argument("--writes", type=int, default=50, help="remembers per pipeline setting")
     parser.add_argument("--rss-searches", type=int, default=10_000)
     parser.add_argument(
-        "--warmup", type=int, default=2000, help="searches before each size's measurements"
+        "--warmup",
+        type=int,
+        default=2000,
+        help="warm-up steps before each size (searches, floor queries, a remember every 40)",
     )
     parser.add_argument("--pool", type=int, default=8000, help="distinct embedded sentences")
     parser.add_argument("--seed", type=int, default=42)

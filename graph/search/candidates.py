@@ -131,7 +131,7 @@ def tag_exact_max(k: int, vec_fetch: int, total: int) -> int:
 
 
 class ScopeSize(NamedTuple):
-    """A scope's live facts, all facts of the database, and the scope's share of them."""
+    """A scope's share of the database's facts, its live facts, and the database's facts."""
 
     share: float
     live: int
