@@ -397,11 +397,10 @@ class Bench:
         errors = 0
         for block, start in enumerate(range(0, n, PAIR_BLOCK)):
             stop = min(n, start + PAIR_BLOCK)
+            floor_block = [queries[n + i] for i in range(start, stop)]
             floor_first = bool(block % 2)
             if floor_first:
-                floors.extend(
-                    self.floor_once(scope, kind, queries[n + i], k) for i in range(start, stop)
-                )
+                floors.extend(self.floor_once(scope, kind, q, k) for q in floor_block)
             for i in range(start, stop):
                 started = time.perf_counter()
                 try:
@@ -414,9 +413,7 @@ class Bench:
                     latencies.append((time.perf_counter() - started) * 1000.0)
                 wall += time.perf_counter() - started
             if not floor_first:
-                floors.extend(
-                    self.floor_once(scope, kind, queries[n + i], k) for i in range(start, stop)
-                )
+                floors.extend(self.floor_once(scope, kind, q, k) for q in floor_block)
         return latencies, floors, wall, errors
 
     def warm_up(self, scope: str, clients: Clients) -> None:
