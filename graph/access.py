@@ -80,11 +80,14 @@ def check(key: ApiKey, scope: str | None, role: Role | str) -> None:
     """
     if scope is not None and not key.allows_scope(scope):
         raise Forbidden(SCOPE_FORBIDDEN)
+    check_role(key.role, role)
+
+
+def check_role(have: Role, role: Role | str) -> None:
+    """Raise Forbidden, naming the role needed, unless `have` reaches `role`."""
     needed = Role.parse(role)
-    if key.role < needed:
-        raise Forbidden(
-            f"this API key has role {key.role.label}; the operation needs {needed.label}"
-        )
+    if have < needed:
+        raise Forbidden(f"this API key has role {have.label}; the operation needs {needed.label}")
 
 
 def is_loopback(host: str) -> bool:

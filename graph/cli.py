@@ -1,14 +1,15 @@
 """The operator's command line: `factgraph serve | neo4j | schema | ...`, with --help everywhere.
 
 Each sub-command is a small function registered on argparse; long jobs show progress bars on
-stderr. `serve` is the only command that reaches into `resolvers/` (lazily), because it is the
-one that runs the web application.
+stderr. `serve` and `mcp` are the only commands that reach into `resolvers/` (lazily), because
+they run the service's transports (the web application; the MCP server on stdio).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -57,6 +58,25 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         log_config=None,  # keep the JSON handlers set up above
         access_log=False,  # resolvers.observe writes one structured line per request
     )
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    """MCP over stdio: starts or reuses the local Neo4j exactly as `serve` does."""
+    from graph.access import Role
+    from graph.logs import setup_logging
+    from resolvers.mcp_server.stdio import run_stdio
+
+    scope = args.scope or os.environ.get("FACTGRAPH_MCP_SCOPE", "")
+    if not scope.strip():
+        raise ValueError(
+            "name the memory this agent uses: factgraph mcp --scope NAME (or FACTGRAPH_MCP_SCOPE)"
+        )
+    role = Role.parse(args.role or os.environ.get("FACTGRAPH_MCP_ROLE") or "writer")
+    setup_logging(args.log_level, settings.log_format)  # log lines go to stderr
+    ensure_neo4j(settings)
+    print(f"factgraph: MCP on stdio, scope {scope!r}, role {role.label}", file=sys.stderr)
+    run_stdio(settings, scope, role)
     return 0
 
 
@@ -132,6 +152,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p.add_argument("--port", type=int, help="port (default FACTGRAPH_PORT or 8000)")
     p.add_argument("--log-level", default="info", choices=["debug", "info", "warning", "error"])
     handlers["serve"] = cmd_serve
+
+    p = sub.add_parser(
+        "mcp", help="serve the Model Context Protocol on stdio (starts local Neo4j if needed)"
+    )
+    p.add_argument("--scope", help="the memory (scope) the agent uses (or FACTGRAPH_MCP_SCOPE)")
+    p.add_argument(
+        "--role",
+        choices=["reader", "writer", "admin"],
+        help="what the agent may do (or FACTGRAPH_MCP_ROLE; default writer)",
+    )
+    p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
+    handlers["mcp"] = cmd_mcp
 
     p = sub.add_parser("neo4j", help="start, stop or inspect the project's own Neo4j server")
     p.add_argument("action", choices=["start", "stop", "status"])

@@ -1,4 +1,5 @@
-"""The Starlette application: GraphQL at /graphql (GraphiQL in a browser), /healthz, /metrics.
+"""The Starlette application: GraphQL at /graphql (GraphiQL in a browser), REST under /api/,
+MCP at /mcp, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
@@ -32,6 +33,8 @@ from graph.memory import Memory
 from resolvers import rest
 from resolvers.context import Gate, memory_of
 from resolvers.limits import GuardedGraphQL
+from resolvers.mcp_server.http import PATH as MCP_PATH
+from resolvers.mcp_server.http import McpEndpoint
 from resolvers.observe import (
     AuthMiddleware,
     BodyLimit,
@@ -108,6 +111,7 @@ def create_app(
     config = settings or (memory.settings if memory is not None else Settings.from_env())
     required = auth_required(config.auth, config.host) if require_auth is None else require_auth
     gate = Gate(required=required, keys=KeyStore(memory.db) if memory is not None else None)
+    mcp = McpEndpoint(keys_required=required)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
@@ -115,7 +119,8 @@ def create_app(
         if memory is not None:
             app.state.memory = memory
             gc.freeze()
-            yield {}
+            async with mcp.lifespan():  # the MCP session manager runs as long as the app
+                yield {}
             return
         owned = await run_in_threadpool(Memory.connect, config)
         metrics.instrument(owned.db)
@@ -123,7 +128,8 @@ def create_app(
         gate.keys = KeyStore(owned.db)
         gc.freeze()
         try:
-            yield {}
+            async with mcp.lifespan():
+                yield {}
         finally:
             owned.close()
 
@@ -133,6 +139,7 @@ def create_app(
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
+        Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
         *rest.routes,
     ]
     middleware = [

@@ -34,7 +34,7 @@ access_log = logging.getLogger("factgraph.access")
 log = logging.getLogger("factgraph.http")
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-_KNOWN_ROUTES = frozenset({"/", "/graphql", "/healthz", "/metrics"})
+_KNOWN_ROUTES = frozenset({"/", "/graphql", "/mcp", "/healthz", "/metrics"})
 
 
 def route_label(path: str) -> str:
@@ -254,7 +254,7 @@ class UnicodeGuard:
 
 
 class AuthMiddleware:
-    """Verify the API key of requests to /graphql and /api/ before they reach a route.
+    """Verify the API key of requests to /graphql, /api/ and /mcp before they reach a route.
 
     The key is looked up in the thread pool (a Neo4j read on a cache miss), never on the event
     loop, and stored in the ASGI scope for `resolvers.context.authorize` to check scope and
@@ -267,7 +267,7 @@ class AuthMiddleware:
 
     def _protected(self, scope: Scope) -> bool:
         path: str = scope["path"]
-        if path.startswith("/api/"):
+        if path.startswith("/api/") or path == "/mcp" or path.startswith("/mcp/"):
             return True
         if path == "/graphql":
             return not (scope["method"] == "GET" and not scope.get("query_string"))
