@@ -1,0 +1,94 @@
+"""Driving factgraph's MCP server as a host does: the SDK's own client over HTTP or stdio.
+
+Tests are plain functions; each runs one client session with `anyio.run` and a coroutine that
+receives the initialised `ClientSession`.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import httpx2
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+T = TypeVar("T")
+Steps = Callable[[ClientSession], Awaitable[T]]
+
+
+def over_http(url: str, steps: Steps[T], *, token: str | None = None, scope: str | None = None) -> T:
+    """Run `steps` in a session with the server at `url`/mcp, sending the key and X-Scope."""
+    headers = {}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if scope:
+        headers["X-Scope"] = scope
+
+    async def main() -> T:
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=60) as client,
+            streamable_http_client(f"{url}/mcp", http_client=client) as (read, write),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            return await steps(session)
+
+    return anyio.run(main)
+
+
+def factgraph_command() -> str:
+    return str(Path(sys.executable).with_name("factgraph"))
+
+
+def server_environment() -> dict[str, str]:
+    """What the subprocess needs to reach the test Neo4j and model (the SDK passes only a
+    minimal environment on): every NEO4J_* and FACTGRAPH_* variable, and an absolute home."""
+    env = {k: v for k, v in os.environ.items() if k.startswith(("NEO4J_", "FACTGRAPH_"))}
+    env.setdefault("FACTGRAPH_HOME", str(Path(".factgraph").resolve()))
+    return env
+
+
+def over_stdio(args: list[str], steps: Steps[T], *, env: dict[str, str] | None = None) -> T:
+    """Run `steps` in a session with a real `factgraph mcp ARGS` subprocess."""
+    params = StdioServerParameters(
+        command=factgraph_command(),
+        args=["mcp", *args],
+        env={**server_environment(), **(env or {})},
+        cwd=str(Path.cwd()),
+    )
+
+    async def main() -> T:
+        with open(os.devnull, "w") as quiet:  # the server's start-up lines go to its stderr
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                return await steps(session)
+
+    return anyio.run(main)
+
+
+def ok(result: types.CallToolResult) -> dict[str, Any]:
+    """The structured answer of a call that must have succeeded."""
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return dict(result.structured_content)
+
+
+def failed(result: types.CallToolResult) -> dict[str, Any]:
+    """The error of a call that must have failed as a tool error (not a protocol error)."""
+    assert result.is_error, result.structured_content
+    assert result.structured_content is not None
+    error = result.structured_content["error"]
+    text = result.content[0]
+    assert isinstance(text, types.TextContent)
+    assert "Traceback" not in text.text and error["message"] in text.text
+    return dict(error)

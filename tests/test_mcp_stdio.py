@@ -1,0 +1,130 @@
+"""`factgraph mcp` over stdio: a real subprocess, driven by the SDK's stdio client.
+
+The subprocess reaches the test Neo4j through the same environment (ports, home) the suite
+uses, and starts or reuses it exactly as `factgraph serve` does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientSession
+
+from graph.cli import main
+from graph.errors import ValidationError
+from graph.memory import Memory
+from resolvers.mcp_server.arguments import Arguments
+from resolvers.mcp_server.tools import BY_NAME
+from tests.mcp_helpers import failed, ok, over_stdio
+
+
+def test_a_host_session_over_stdio(memory: Memory, scope: str) -> None:
+    async def steps(session: ClientSession) -> dict[str, Any]:
+        tools = {t.name for t in (await session.list_tools()).tools}
+        first = ok(
+            await session.call_tool(
+                "remember",
+                {
+                    "text": "Dana works at Initech",
+                    "subject": "Dana",
+                    "predicate": "works_at",
+                    "object": "Initech",
+                    "session_id": "s-1",
+                    "turn": 1,
+                },
+            )
+        )
+        second = ok(
+            await session.call_tool(
+                "remember",
+                {
+                    "text": "Dana now works at Globex",
+                    "subject": "Dana",
+                    "predicate": "works_at",
+                    "object": "Globex",
+                    "session_id": "s-1",
+                    "turn": 2,
+                },
+            )
+        )
+        ok(
+            await session.call_tool(
+                "remember",
+                {"text": "Dana bikes to work every day", "session_id": "s-1", "turn": 3},
+            )
+        )
+        quarantined = ok(
+            await session.call_tool(
+                "remember", {"text": "Dana's manager is Mr. Robot", "source": "email"}
+            )
+        )
+        found = ok(await session.call_tool("search", {"query": "Where does Dana work?"}))
+        window = ok(
+            await session.call_tool(
+                "search", {"query": "Dana Globex", "top_k": 1, "next_turns": 1}
+            )
+        )
+        chain = ok(await session.call_tool("history", {"id": first["fact"]["id"]}))
+        bad = failed(await session.call_tool("search", {"query": "x", "top_k": 0}))
+        admin_only = failed(await session.call_tool("validate", {"id": first["fact"]["id"]}))
+        return {
+            "tools": tools,
+            "first": first,
+            "second": second,
+            "quarantined": quarantined,
+            "found": found,
+            "window": window,
+            "chain": chain,
+            "bad": bad,
+            "admin_only": admin_only,
+        }
+
+    seen = over_stdio(["--scope", scope], steps)
+    assert {"remember", "search", "memory_search", "memory_list_recent", "memory_get"} <= seen[
+        "tools"
+    ]
+    assert "validate" not in seen["tools"]  # the default role is writer
+    assert seen["first"]["decision"] == "stored"
+    assert seen["second"]["decision"] == "superseded"
+    assert seen["second"]["supersedes"]["id"] == seen["first"]["fact"]["id"]
+    assert seen["quarantined"]["decision"] == "quarantined"
+    assert seen["found"]["results"][0]["text"] == "Dana now works at Globex"
+    assert "Dana works at Initech" not in {r["text"] for r in seen["found"]["results"]}
+    assert seen["window"]["results"][0]["text"] == "Dana now works at Globex"
+    assert [r["text"] for r in seen["window"]["related"]] == ["Dana bikes to work every day"]
+    assert [r["status"] for r in seen["chain"]["history"]] == ["superseded", "active"]
+    assert seen["bad"]["field"] == "top_k"
+    assert "needs admin" in seen["admin_only"]["message"]
+    # The same chain, seen through the Python API the other transports share.
+    history = memory.history(scope, seen["first"]["fact"]["id"])
+    assert [f.text for f in history] == ["Dana works at Initech", "Dana now works at Globex"]
+    assert {e.actor for e in memory.audit_trail(scope, seen["second"]["fact"]["id"])} == {
+        "mcp-stdio"
+    }
+
+
+def test_the_role_is_chosen_at_launch_and_a_reader_cannot_write(scope: str) -> None:
+    async def steps(session: ClientSession) -> tuple[set[str], dict[str, Any]]:
+        tools = {t.name for t in (await session.list_tools()).tools}
+        return tools, failed(await session.call_tool("remember", {"text": "Eve likes jazz"}))
+
+    tools, refused = over_stdio(["--role", "reader"], steps, env={"FACTGRAPH_MCP_SCOPE": scope})
+    assert "remember" not in tools and "search" in tools
+    assert refused["code"] == "FORBIDDEN"
+
+
+def test_strings_that_are_not_unicode_are_refused_naming_the_field() -> None:
+    """JSON may escape a lone surrogate ("\\ud800"); no client library sends one, a raw pipe can."""
+    check = Arguments(BY_NAME["remember"].schema).check
+    with pytest.raises(ValidationError) as refused:
+        check({"text": "ok", "tags": ["fine", "broken \ud800"]})
+    assert refused.value.field == "tags.1"
+
+
+def test_factgraph_mcp_without_a_scope_says_how_to_name_one(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("FACTGRAPH_MCP_SCOPE", raising=False)
+    assert main(["mcp"]) == 2
+    assert "factgraph mcp --scope NAME" in capsys.readouterr().err
