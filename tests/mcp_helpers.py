@@ -23,7 +23,9 @@ T = TypeVar("T")
 Steps = Callable[[ClientSession], Awaitable[T]]
 
 
-def over_http(url: str, steps: Steps[T], *, token: str | None = None, scope: str | None = None) -> T:
+def over_http(
+    url: str, steps: Steps[T], *, token: str | None = None, scope: str | None = None
+) -> T:
     """Run `steps` in a session with the server at `url`/mcp, sending the key and X-Scope."""
     headers = {}
     if token:

@@ -301,7 +301,9 @@ def test_browsing_tools_take_exclude_ids_and_the_conversation_context(
         )
         page = ok(await session.call_tool("memory_list_recent", {"limit": 2}))
         rest = ok(
-            await session.call_tool("memory_list_recent", {"limit": 2, "cursor": page["nextCursor"]})
+            await session.call_tool(
+                "memory_list_recent", {"limit": 2, "cursor": page["nextCursor"]}
+            )
         )
         node = ok(await session.call_tool("memory_get", {"id": ids[0]}))
         return {"ids": ids}, hits, fewer, recalled, recent, page, rest, node
@@ -320,9 +322,7 @@ def test_browsing_tools_take_exclude_ids_and_the_conversation_context(
     assert len(page["items"]) == 2 and rest["nextCursor"] is None
     assert {i["id"] for i in page["items"] + rest["items"]} == set(ids)
     assert node["fact"]["text"] == "Zed plays the cello"
-    assert {"id": "entity:zed", "edgeType": "MENTIONS", "relation": "subject"} in node[
-        "neighbours"
-    ]
+    assert {"id": "entity:zed", "edgeType": "MENTIONS", "relation": "subject"} in node["neighbours"]
 
 
 def test_forget_and_the_fact_resource(url: str, keys: Keys, scope: str) -> None:

@@ -61,9 +61,7 @@ def test_a_host_session_over_stdio(memory: Memory, scope: str) -> None:
         )
         found = ok(await session.call_tool("search", {"query": "Where does Dana work?"}))
         window = ok(
-            await session.call_tool(
-                "search", {"query": "Dana Globex", "top_k": 1, "next_turns": 1}
-            )
+            await session.call_tool("search", {"query": "Dana Globex", "top_k": 1, "next_turns": 1})
         )
         chain = ok(await session.call_tool("history", {"id": first["fact"]["id"]}))
         bad = failed(await session.call_tool("search", {"query": "x", "top_k": 0}))
