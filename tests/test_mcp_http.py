@@ -342,3 +342,22 @@ def test_forget_and_the_fact_resource(url: str, keys: Keys, scope: str) -> None:
     assert uris == ["factgraph://facts/{id}"]
     assert forgotten == {"id": fact["id"], "status": "forgotten"}
     assert gone["code"] == "NOT_FOUND"
+
+
+def test_a_key_free_loopback_server_needs_x_scope_and_local_host_headers(
+    server_url: str, scope: str
+) -> None:
+    def initialize(headers: dict[str, str]) -> httpx.Response:
+        return httpx.post(f"{server_url}/mcp", json=INITIALIZE, headers={**MCP_HEADERS, **headers})
+
+    assert initialize({}).status_code == 400
+    assert initialize({"X-Scope": scope}).status_code == 200
+    rebound = initialize({"X-Scope": scope, "Host": "evil.example:80"})
+    assert rebound.status_code == 421  # the SDK's DNS-rebinding guard
+    foreign = initialize({"X-Scope": scope, "Origin": "http://evil.example"})
+    assert foreign.status_code == 403
+
+    async def steps(session: ClientSession) -> dict[str, Any]:
+        return ok(await session.call_tool("remember", {"text": "Fay keeps bees"}))
+
+    assert over_http(server_url, steps, scope=scope)["decision"] == "stored"
