@@ -74,7 +74,13 @@ def test_related_facts_are_looked_up_only_when_selected(
 def test_search_returns_explained_hits_and_the_turn_window(
     gql: GraphQLClient, scope: str, chat: list[str]
 ) -> None:
-    options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1, "relatedLimit": 0}
+    options: dict[str, Any] = {
+        "topK": 1,
+        "prevTurns": 1,
+        "nextTurns": 1,
+        "relatedLimit": 0,
+        "passages": False,
+    }
     data = gql.data(SEARCH, scope=scope, text="tent and lanterns", options=options)
     result = data["search"]
     assert result["lucene"] == "tent lanterns"
@@ -100,6 +106,7 @@ def test_nested_options_are_typed(gql: GraphQLClient, scope: str, chat: list[str
         "tags": ["camping"],
         "excludeIds": [chat[2]],
         "expandHops": 1,
+        "passages": False,
     }
     hits = gql.data(SEARCH, scope=scope, text="marshmallows tent", options=options)["search"][
         "hits"

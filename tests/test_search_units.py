@@ -173,7 +173,7 @@ def test_limits_are_inclusive() -> None:
     assert SearchOptions.build(top_k=1).top_k == 1
     assert SearchOptions.build(top_k=100).top_k == 100
     built = SearchOptions.build(fusion={"method": "WEIGHTED", "vector": 2}, as_of="2024-01-01")
-    assert built.fusion.weights() == {"fulltext": 1.0, "vector": 2.0, "graph": 1.0}
+    assert built.fusion.weights() == {"fulltext": 1.0, "vector": 2.0, "graph": 1.0, "passage": 1.0}
     assert built.as_of == datetime(2024, 1, 1, tzinfo=UTC)
 
 
