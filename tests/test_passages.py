@@ -30,8 +30,8 @@ CHAT = [
 ]
 
 
-def passages(memory: Memory, scope: str, session: str = "s1") -> dict[int, str | None]:
-    """Turn number -> passage text of a session's facts (a test instrument, not product Cypher)."""
+def passages(memory: Memory, scope: str, session: str = "s1") -> dict[int, str]:
+    """Turn number -> passage text ("" for none) of a session's facts (a test instrument)."""
     records, _, _ = memory.db.driver.execute_query(
         "MATCH (f:Fact {scope: $scope, session_id: $session})"
         " RETURN f.turn AS turn, f.passage_text AS passage",
@@ -39,7 +39,7 @@ def passages(memory: Memory, scope: str, session: str = "s1") -> dict[int, str |
         session=session,
         database_=memory.db.name,
     )
-    return {int(r["turn"]): r["passage"] for r in records if r["turn"] is not None}
+    return {int(r["turn"]): r["passage"] or "" for r in records if r["turn"] is not None}
 
 
 def remember_chat(memory: Memory, scope: str, **extra: Any) -> list[str]:
@@ -106,7 +106,7 @@ def test_forgotten_and_purged_turns_leave_their_neighbours_passages(
     assert all("charity" not in after_forget[t] for t in (1, 3, 4))
     assert after_forget[3] == " ".join([CHAT[0], CHAT[2], CHAT[3], CHAT[4]])
     assert 4 not in after_purge
-    assert all("last week" not in text for text in after_purge.values() if text)
+    assert all("last week" not in text for text in after_purge.values())
     hits = memory.search(scope, "charity race shelter", options=SearchOptions.build())
     assert ids[1] not in [h.fact.id for h in hits.hits]
     assert all(s.list != "passage" for h in hits.hits for s in h.sources)
@@ -174,7 +174,7 @@ def test_bulk_import_and_embed_missing_give_every_turn_its_passage(
 
     expected = passages(memory, scope)
     assert expected[3] == " ".join(CHAT[0:5])  # batches of 2: later batches refreshed earlier
-    assert set(loaded.values()) == {None}
+    assert set(loaded.values()) == {""}
     assert summary.completed == len(CHAT)
     assert passages(memory, other_scope) == expected
 
