@@ -15,6 +15,7 @@ that earlier questions do not change later rankings. The scopes are deleted at t
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import statistics
@@ -109,32 +110,96 @@ def dia(fact: Any) -> str:
     return f"D{fact.session_id}:{fact.turn}"
 
 
+MEASURES = (
+    "R@5",
+    "R@10",
+    "R@5+window",
+    "R@10+window",
+    "hit@10",
+    "hit@10+window",
+    "session_hit@10",
+)
+
+
 class Tally:
+    """Sums of every measure per (mode, category); `recall` averages them over questions."""
+
     def __init__(self) -> None:
-        self.sums: dict[tuple[str, str, int, int], float] = defaultdict(float)
+        self.sums: dict[tuple[str, str, int], float] = defaultdict(float)
         self.counts: dict[tuple[str, int], int] = defaultdict(int)
 
     def add(
         self, mode: str, category: int, gold: set[str], hits: list[str], window: list[str]
     ) -> None:
-        # window: the related turns of the top-k hits, in the order search returned them
+        # window: the related turns of the hits, as "rank|D<s>:<t>" in the order search gave them
         self.counts[(mode, category)] += 1
+        found: dict[str, float] = {}
         for k in KS:
             top = set(hits[:k])
-            self.sums[(mode, "top", category, k)] += len(gold & top) / len(gold)
             near = top | set(window_for(k, hits, window))
-            self.sums[(mode, "win", category, k)] += len(gold & near) / len(gold)
+            found[f"R@{k}"] = len(gold & top) / len(gold)
+            found[f"R@{k}+window"] = len(gold & near) / len(gold)
+            if k == 10:
+                found["hit@10"] = float(bool(gold & top))
+                found["hit@10+window"] = float(bool(gold & near))
+                sessions = {h.split(":", 1)[0] for h in hits[:k]}
+                found["session_hit@10"] = float(bool(sessions & {g.split(":", 1)[0] for g in gold}))
+        for measure, value in found.items():
+            self.sums[(mode, measure, category)] += value
 
-    def recall(self, mode: str, kind: str, category: int | None, k: int) -> float:
+    def recall(self, mode: str, measure: str, category: int | None) -> float:
         cats = CATEGORIES if category is None else (category,)
         total = sum(self.counts[(mode, c)] for c in cats)
         if not total:
             return float("nan")
-        return sum(self.sums[(mode, kind, c, k)] for c in cats) / total
+        return sum(self.sums[(mode, measure, c)] for c in cats) / total
+
+    def figures(self, mode: str) -> dict[str, Any]:
+        """Overall and per-category figures of one mode, rounded, for the JSON record."""
+        out: dict[str, Any] = {m: round(self.recall(mode, m, None), 4) for m in MEASURES}
+        out["categories"] = {
+            CATEGORY_NAMES[c]: {m: round(self.recall(mode, m, c), 4) for m in MEASURES}
+            for c in CATEGORIES
+        }
+        out["questions"] = sum(self.counts[(mode, c)] for c in CATEGORIES)
+        return out
 
 
 def window_for(k: int, hits: list[str], window: list[str]) -> list[str]:
     return [w.split("|", 1)[1] for w in window if int(w.split("|", 1)[0]) < k]
+
+
+def search_options(args: argparse.Namespace, mode: Mode) -> SearchOptions:
+    """The bench's search: its knobs on top of the service's defaults (unset knobs: defaults)."""
+    extra: dict[str, Any] = {}
+    if args.candidate_top_k:
+        extra["candidate_top_k"] = args.candidate_top_k
+    fusion: dict[str, Any] = {}
+    if args.fusion:
+        fusion["method"] = args.fusion
+    if args.rrf_k is not None:
+        fusion["k"] = args.rrf_k
+    for item in args.list_weight:
+        name, _, value = item.partition("=")
+        fusion[name] = float(value)
+    if args.vector_weight is not None:
+        fusion.setdefault("method", "weighted")
+        fusion["vector"] = args.vector_weight
+    if fusion:
+        extra["fusion"] = fusion
+    if args.no_passages:
+        extra["passages"] = False
+    if args.subject_boost is not None:
+        extra["subject_boost"] = args.subject_boost
+    return SearchOptions.build(
+        top_k=max(KS),
+        mode=mode,
+        prev_turns=args.window,
+        next_turns=args.window,
+        related_limit=0,
+        track_access=False,
+        **extra,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -144,13 +209,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=0, help="first N questions each")
     parser.add_argument("--window", type=int, default=2, help="prev/next turns counted")
     parser.add_argument("--candidate-top-k", type=int, default=None)
-    parser.add_argument("--rrf-k", type=int, default=None)
+    parser.add_argument(
+        "--fusion", choices=["combsum", "rrf", "weighted"], default=None, help="fusion method"
+    )
+    parser.add_argument("--rrf-k", type=int, default=None, help="k of rank fusion (implies rrf)")
+    parser.add_argument(
+        "--list-weight",
+        action="append",
+        default=[],
+        metavar="LIST=W",
+        help="a list's fusion weight (fulltext, vector, passage, graph); repeatable",
+    )
     parser.add_argument(
         "--vector-weight", type=float, default=None, help="weighted fusion: vector list weight"
     )
+    parser.add_argument("--no-passages", action="store_true", help="search without passages")
+    parser.add_argument("--subject-boost", type=float, default=None, help="0 turns it off")
     parser.add_argument("--captions", action="store_true", help="append image captions")
     parser.add_argument("--modes", default="fulltext,vector,hybrid")
     parser.add_argument("--keep", action="store_true", help="keep the scopes afterwards")
+    parser.add_argument(
+        "--record",
+        type=Path,
+        default=None,
+        help="a results JSON (e.g. bench/results/locomo-dev.json) to put this run's hybrid "
+        "figures in, as --label's ablation row or, with --as-defaults, as the defaults",
+    )
+    parser.add_argument("--label", default="", help="the ablation row's name (with --record)")
+    parser.add_argument("--as-defaults", action="store_true", help="record as the defaults")
     args = parser.parse_args(argv)
 
     samples: list[dict[str, Any]] = json.loads(args.data.read_text(encoding="utf-8"))
@@ -163,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         f"embedder {embedder.id}, query prefix {embedder.query_prefix!r}, "
         f"document prefix {embedder.doc_prefix!r}"
     )
+    options = {mode: search_options(args, mode) for mode in modes}
     tally = Tally()
     load_seconds = 0.0
     latencies: list[float] = []
@@ -187,27 +274,8 @@ def main(argv: list[str] | None = None) -> int:
                 if not gold:
                     continue
                 for mode in modes:
-                    extra: dict[str, Any] = {}
-                    if args.candidate_top_k:
-                        extra["candidate_top_k"] = args.candidate_top_k
-                    fusion: dict[str, Any] = {}
-                    if args.rrf_k is not None:
-                        fusion["k"] = args.rrf_k
-                    if args.vector_weight is not None:
-                        fusion.update(method="weighted", vector=args.vector_weight)
-                    if fusion:
-                        extra["fusion"] = fusion
-                    options = SearchOptions.build(
-                        top_k=max(KS),
-                        mode=mode,
-                        prev_turns=args.window,
-                        next_turns=args.window,
-                        related_limit=0,
-                        track_access=False,
-                        **extra,
-                    )
                     t0 = time.perf_counter()
-                    result = memory.search(scope, str(qa["question"]), options=options)
+                    result = memory.search(scope, str(qa["question"]), options=options[mode])
                     if mode is Mode.HYBRID:
                         latencies.append((time.perf_counter() - t0) * 1000.0)
                         for stage, ms in result.timings_ms.items():
@@ -227,32 +295,112 @@ def main(argv: list[str] | None = None) -> int:
         memory.close()
 
     print()
-    header = f"{'mode':<9}{'measure':<12}" + "".join(
+    header = f"{'mode':<9}{'measure':<16}" + "".join(
         f"{CATEGORY_NAMES[c][:11]:>12}" for c in CATEGORIES
     )
     print(header + f"{'overall':>10}")
     for mode in modes:
-        for kind in ("top", "win"):
-            for k in KS:
-                label = f"R@{k}" + ("+window" if kind == "win" else "")
-                cells = "".join(
-                    f"{tally.recall(mode.value, kind, c, k):>12.3f}" for c in CATEGORIES
-                )
-                overall = tally.recall(mode.value, kind, None, k)
-                print(f"{mode.value:<9}{label:<12}{cells}{overall:>10.3f}")
+        for measure in MEASURES:
+            cells = "".join(f"{tally.recall(mode.value, measure, c):>12.3f}" for c in CATEGORIES)
+            overall = tally.recall(mode.value, measure, None)
+            print(f"{mode.value:<9}{measure:<16}{cells}{overall:>10.3f}")
     counts = [tally.counts[(modes[0].value, c)] for c in CATEGORIES]
     print("questions per category:", dict(zip(CATEGORIES, counts, strict=True)))
     print(f"turns loaded in {load_seconds:.1f}s in all")
+    latency: dict[str, float] = {}
     if latencies:
         ordered = sorted(latencies)
         p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        latency = {"p50_ms": round(statistics.median(ordered), 1), "p95_ms": round(p95, 1)}
         print(
             f"hybrid search latency (Python API, embedding included): "
-            f"p50 {statistics.median(ordered):.1f} ms, p95 {p95:.1f} ms over {len(ordered)}"
+            f"p50 {latency['p50_ms']:.1f} ms, p95 {latency['p95_ms']:.1f} ms over {len(ordered)}"
         )
         parts = ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in stages.items())
         print(f"median per stage (ms): {parts}")
+    if args.record is not None:
+        record(args, argv, embedder.id, options, tally, modes, latency)
     return 0
+
+
+def record(
+    args: argparse.Namespace,
+    argv: list[str] | None,
+    embedder_id: str,
+    options: dict[Mode, SearchOptions],
+    tally: Tally,
+    modes: list[Mode],
+    latency: dict[str, float],
+) -> None:
+    """Put this run into the results JSON (and its Markdown twin beside it)."""
+    path: Path = args.record
+    results: dict[str, Any] = (
+        json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"ablation": []}
+    )
+    main_mode = Mode.HYBRID if Mode.HYBRID in modes else modes[0]
+    chosen = options[main_mode]
+    row: dict[str, Any] = {
+        **{m: v for m, v in tally.figures(main_mode.value).items() if m in MEASURES},
+        "settings": {
+            "embedder": embedder_id,
+            "mode": main_mode.value,
+            "fusion": dataclasses.asdict(chosen.fusion),
+            "passages": chosen.passages,
+            "subject_boost": chosen.subject_boost,
+            "candidate_top_k": chosen.candidate_top_k,
+            "window": args.window,
+            "captions": args.captions,
+        },
+        "command": "bench/locomo.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "latency": latency,
+        "modes": {mode.value: tally.figures(mode.value) for mode in modes},
+    }
+    if args.as_defaults:
+        results = {"defaults": row, **{k: v for k, v in results.items() if k != "defaults"}}
+    else:
+        row = {"label": args.label or "run", **row}
+        results["ablation"] = [
+            r for r in results.get("ablation", []) if r.get("label") != row["label"]
+        ] + [row]
+    path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    path.with_suffix(".md").write_text(markdown(results), encoding="utf-8")
+    print(f"recorded in {path} and {path.with_suffix('.md')}")
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The results JSON as tables: defaults per category and mode, then the ablation."""
+    lines = ["# LoCoMo retrieval, development half", ""]
+    defaults = results.get("defaults")
+    if defaults:
+        lines += [
+            "Defaults: `" + defaults["command"] + "`",
+            "",
+            "Settings: `" + json.dumps(defaults["settings"]) + "`",
+            "",
+            "| mode | category | " + " | ".join(MEASURES) + " |",
+            "|---|---|" + "---|" * len(MEASURES),
+        ]
+        for mode, figures in defaults["modes"].items():
+            for name, cells in [("overall", figures), *figures["categories"].items()]:
+                values = " | ".join(f"{cells[m]:.3f}" for m in MEASURES)
+                lines.append(f"| {mode} | {name} | {values} |")
+        if defaults.get("latency"):
+            lat = defaults["latency"]
+            lines += [
+                "",
+                f"Hybrid search, Python API: p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms",
+            ]
+        lines.append("")
+    lines += [
+        "## Ablation (hybrid unless the command says otherwise)",
+        "",
+        "| label | " + " | ".join(MEASURES) + " | command |",
+        "|---|" + "---|" * (len(MEASURES) + 1),
+    ]
+    for row in results.get("ablation", []):
+        values = " | ".join(f"{row[m]:.3f}" for m in MEASURES)
+        lines.append(f"| {row['label']} | {values} | `{row['command']}` |")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

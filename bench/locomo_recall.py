@@ -90,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     print(header + f"{'overall':>10}")
     for way in WAYS:
         for k in KS:
-            cells = "".join(f"{tally.recall(way, 'top', c, k):>12.3f}" for c in CATEGORIES)
-            print(f"{way:<8}{'R@' + str(k):<8}{cells}{tally.recall(way, 'top', None, k):>10.3f}")
+            cells = "".join(f"{tally.recall(way, f'R@{k}', c):>12.3f}" for c in CATEGORIES)
+            print(f"{way:<8}{'R@' + str(k):<8}{cells}{tally.recall(way, f'R@{k}', None):>10.3f}")
     for way in ("gated", "forced"):
         n = max(stats[f"{way}.questions"], 1)
         print(

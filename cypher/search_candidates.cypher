@@ -1,5 +1,6 @@
 // Hybrid search candidates in one round trip: full-text (fact_fulltext_filtered; $lucene
-// carries zero-weight clauses for the scope, the tags and the partitions) and vector lists from
+// carries zero-weight clauses for the scope, the tags and the partitions), passage
+// (fact_passage_fulltext, $passage_lucene likewise) and vector lists from
 // Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
 // optionally an entity-expansion list.
 // Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each index is over-fetched
@@ -51,6 +52,37 @@ CALL (ft_raw, ft_fast) {
     AND NOT f.id IN $exclude
   WITH f, score ORDER BY score DESC LIMIT $k
   RETURN collect({f: f, score: score}) AS ft_slow
+}
+// Passages (fact_passage_fulltext: each turn's text with its neighbours', graph/passages.py):
+// a third list, ranked and filtered like the full-text one; an over-fetch that keeps fewer than
+// $k asks again for up to $wide, as above.
+CALL () {
+  WITH $passage_lucene AS lucene
+  WHERE lucene <> ''
+  CALL db.index.fulltext.queryNodes('fact_passage_fulltext', lucene, {limit: $fetch}) YIELD node, score
+  WITH node AS f, score
+  WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+    THEN {f: f, score: score} END) AS kept
+  RETURN raw AS ps_raw, kept[..$k] AS ps_fast
+}
+CALL (ps_raw, ps_fast) {
+  WITH ps_raw, ps_fast
+  WHERE size(ps_fast) < $k AND ps_raw >= $fetch
+  CALL db.index.fulltext.queryNodes('fact_passage_fulltext', $passage_lucene, {limit: $wide}) YIELD node, score
+  WITH node AS f, score
+  WHERE f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+  WITH f, score ORDER BY score DESC LIMIT $k
+  RETURN collect({f: f, score: score}) AS ps_slow
 }
 CALL (tag_exact) {
   WITH $vector AS vector
@@ -116,6 +148,7 @@ CALL (vec_fast, pool) {
   RETURN collect({f: f, score: score}) AS vec_wide
 }
 WITH CASE WHEN size(ft_slow) > size(ft_fast) THEN ft_slow ELSE ft_fast END AS ft,
+     CASE WHEN size(ps_slow) > size(ps_fast) THEN ps_slow ELSE ps_fast END AS ps,
      CASE WHEN size(vec_slow) > size(vec_fast) THEN vec_slow
           WHEN size(vec_wide) > size(vec_fast) THEN vec_wide
           ELSE vec_fast END AS vec,
@@ -147,8 +180,8 @@ CALL (ft, vec) {
   ORDER BY seeds DESC, entities DESC, f.id LIMIT $k
   RETURN collect({f: f, score: toFloat(seeds)}) AS graph
 }
-CALL (ft, vec, graph) {
-  UNWIND ft + vec + graph AS x
+CALL (ft, ps, vec, graph) {
+  UNWIND ft + ps + vec + graph AS x
   WITH DISTINCT x.f AS n
   // $full: the whole fact (named properties, as in search_related.cypher), for a reranker
   // that reads the facts. Otherwise only what ranking reads (~8 ms less at 100,000 facts); the
@@ -162,11 +195,12 @@ CALL (ft, vec, graph) {
     recorded_at: toString(n.recorded_at), updated_at: toString(n.updated_at),
     expired_at: toString(n.expired_at), expires_at: toString(n.expires_at),
     last_accessed_at: toString(n.last_accessed_at)}
-    ELSE n {.id, .importance, .strength, recorded_at: toString(n.recorded_at),
+    ELSE n {.id, .importance, .strength, .subject, recorded_at: toString(n.recorded_at),
     last_accessed_at: toString(n.last_accessed_at)} END)
     AS facts
 }
 RETURN [x IN ft | {id: x.f.id, score: x.score}] AS fulltext,
        [x IN vec | {id: x.f.id, score: x.score}] AS vector,
        [x IN graph | {id: x.f.id, score: x.score}] AS graph,
+       [x IN ps | {id: x.f.id, score: x.score}] AS passage,
        facts, ft_exhaustive, vec_exact

@@ -14,6 +14,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
+from graph import passages
 from graph.db import Database, run
 from graph.entities import ResolvedEntity
 from graph.facts import Fact, FactInput, FactStatus
@@ -107,7 +108,10 @@ def insert_fact(
         now=now,
     )
     record = records[0]
-    return Fact.from_node(record["fact"]), bool(record["created"])
+    fact, created = Fact.from_node(record["fact"]), bool(record["created"])
+    if created:
+        passages.refresh(tx, scope, [fact])
+    return fact, created
 
 
 def record_audit(
@@ -279,7 +283,11 @@ def retire(
         valid_until=valid_until,
         now=now,
     )
-    return Fact.from_node(records[0]["fact"]) if records else None
+    if not records:
+        return None
+    old = Fact.from_node(records[0]["fact"])
+    passages.refresh(tx, scope, [old])
+    return old
 
 
 def set_status(
@@ -301,12 +309,20 @@ def set_status(
         status=status.value,
         now=now,
     )
-    return Fact.from_node(records[0]["fact"]) if records else None
+    if not records:
+        return None
+    fact = Fact.from_node(records[0]["fact"])
+    passages.refresh(tx, scope, [fact])
+    return fact
 
 
 def purge(tx: ManagedTransaction, scope: str, fact_id: str) -> bool:
+    fact = fact_in_tx(tx, scope, fact_id)
     records = run(tx, "fact_purge", scope=scope, id=fact_id)
-    return bool(records and records[0]["purged"])
+    purged = bool(records and records[0]["purged"])
+    if purged and fact is not None:
+        passages.refresh(tx, scope, [fact])
+    return purged
 
 
 def history(db: Database, scope: str, fact_id: str) -> list[Fact]:

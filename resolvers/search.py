@@ -29,19 +29,28 @@ class SearchMode(enum.Enum):
     VECTOR = "vector"
 
 
-@strawberry.enum(description="RRF (every list weighs 1) or weighted reciprocal rank fusion.")
+@strawberry.enum(
+    description="COMBSUM (the default without a fusion input): sum of each list's min-max "
+    "normalised scores, times its weight. RRF: sum of 1 / (k + rank), every list weighing 1. "
+    "WEIGHTED: RRF with the list weights."
+)
 class SearchFusionMethod(enum.Enum):
     RRF = "rrf"
     WEIGHTED = "weighted"
+    COMBSUM = "combsum"
 
 
-@strawberry.input(description="Fusion of the candidate lists: sum of weight / (k + rank).")
+@strawberry.input(
+    description="Fusion of the candidate lists. Without this input a search uses COMBSUM; an "
+    "input without a method is RRF, so `{k: 60}` is the reciprocal rank fusion of old."
+)
 class SearchFusionInput:
     method: SearchFusionMethod = SearchFusionMethod.RRF
     k: int = 60
     fulltext: float = 1.0
     vector: float = 1.0
     graph: float = 1.0
+    passage: float = 1.0
 
 
 @strawberry.input(description="Weights of the composite score (a weighted average).")
@@ -78,6 +87,13 @@ class SearchOptionsInput:
     context_id: str | None = strawberry.field(
         default=None, description="Remember the returned ids as this context's recall."
     )
+    passages: bool = strawberry.field(
+        default=True, description="Also rank each turn with its neighbours (a passage list)."
+    )
+    subject_boost: float = strawberry.field(
+        default=domain.DEFAULT_SUBJECT_BOOST,
+        description="Added to the relevance of facts whose subject the query names (0: off).",
+    )
 
     def to_domain(self) -> domain.SearchOptions:
         values: dict[str, Any] = {
@@ -94,6 +110,8 @@ class SearchOptionsInput:
             "next_turns": self.next_turns,
             "related_limit": self.related_limit,
             "context_id": self.context_id,
+            "passages": self.passages,
+            "subject_boost": self.subject_boost,
         }
         if self.fusion is not None:
             f = self.fusion
@@ -103,6 +121,7 @@ class SearchOptionsInput:
                 "fulltext": f.fulltext,
                 "vector": f.vector,
                 "graph": f.graph,
+                "passage": f.passage,
             }
         if self.weights is not None:
             w = self.weights
@@ -118,7 +137,7 @@ class SearchOptionsInput:
 
 @strawberry.type(description="A hit's place in one candidate list.")
 class SearchListRank:
-    list: str = strawberry.field(description="fulltext, vector or graph.")
+    list: str = strawberry.field(description="fulltext, passage, vector or graph.")
     rank: int
     score: float = strawberry.field(description="The index's raw score.")
 
@@ -127,7 +146,9 @@ class SearchListRank:
 class SearchHit:
     fact: Fact
     score: float
-    relevance: float = strawberry.field(description="Fused score / best fused score, 0..1.")
+    relevance: float = strawberry.field(
+        description="Fused score / best fused score, 0..1 (with the subject boost, if any)."
+    )
     fused: float
     importance: float = strawberry.field(description="importance / 10.")
     recency: float

@@ -74,7 +74,13 @@ def test_related_facts_are_looked_up_only_when_selected(
 def test_search_returns_explained_hits_and_the_turn_window(
     gql: GraphQLClient, scope: str, chat: list[str]
 ) -> None:
-    options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1, "relatedLimit": 0}
+    options: dict[str, Any] = {
+        "topK": 1,
+        "prevTurns": 1,
+        "nextTurns": 1,
+        "relatedLimit": 0,
+        "passages": False,
+    }
     data = gql.data(SEARCH, scope=scope, text="tent and lanterns", options=options)
     result = data["search"]
     assert result["lucene"] == "tent lanterns"
@@ -100,6 +106,7 @@ def test_nested_options_are_typed(gql: GraphQLClient, scope: str, chat: list[str
         "tags": ["camping"],
         "excludeIds": [chat[2]],
         "expandHops": 1,
+        "passages": False,
     }
     hits = gql.data(SEARCH, scope=scope, text="marshmallows tent", options=options)["search"][
         "hits"
@@ -118,6 +125,8 @@ def test_nested_options_are_typed(gql: GraphQLClient, scope: str, chat: list[str
         ({"decay": {"tauDays": -1}}, "decay.tauDays"),
         ({"weights": {"relevance": 0, "importance": 0, "recency": 0}}, "weights"),
         ({"partitions": []}, "partitions"),
+        ({"subjectBoost": -0.1}, "subjectBoost"),
+        ({"fusion": {"method": "COMBSUM", "passage": -1}}, "fusion.passage"),
     ],
 )
 def test_bad_options_are_refused_with_their_field(
@@ -127,6 +136,24 @@ def test_bad_options_are_refused_with_their_field(
     (error,) = body["errors"]
     assert error["extensions"]["code"] == "BAD_USER_INPUT"
     assert error["extensions"]["field"] == field
+
+
+def test_passages_fusion_and_the_subject_boost_are_options(
+    gql: GraphQLClient, scope: str, chat: list[str]
+) -> None:
+    """Defaults: COMBSUM over full-text, passages and vectors; each part can be asked off."""
+    text = "Noor marshmallows"
+    default = gql.data(SEARCH, scope=scope, text=text)["search"]["hits"]
+    lists = {s["list"] for h in default for s in h["sources"]}
+    plain = {"passages": False, "subjectBoost": 0, "fusion": {"method": "COMBSUM"}}
+    without = gql.data(SEARCH, scope=scope, text=text, options=plain)["search"]["hits"]
+    rrf = gql.data(SEARCH, scope=scope, text=text, options={"fusion": {"k": 60}})["search"]
+
+    assert lists == {"fulltext", "passage", "vector"}
+    assert {s["list"] for h in without for s in h["sources"]} == {"fulltext", "vector"}
+    assert default[0]["fused"] <= 3.0  # three lists, each normalised to 0..1
+    top = rrf["hits"][0]
+    assert top["fused"] == pytest.approx(sum(1 / (60 + s["rank"]) for s in top["sources"]))
 
 
 def test_hostile_and_empty_queries_answer_cleanly(

@@ -12,10 +12,22 @@ from hypothesis import strategies as st
 from graph.db import Database
 from graph.errors import ValidationError
 from graph.facts import Fact, FactStatus
-from graph.search import SearchOptions, Weights, candidates, escape, rrf, to_lucene, weighted_fusion
+from graph.search import (
+    Fusion,
+    FusionMethod,
+    SearchOptions,
+    Weights,
+    candidates,
+    combsum,
+    escape,
+    rrf,
+    to_lucene,
+    weighted_fusion,
+)
 from graph.search.candidates import OVERFETCH, VECTOR_FETCH_MAX, fetch_size
 from graph.search.lucene import MAX_FILTER_CLAUSES, MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
+from graph.search.subjects import boosted, named
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -173,7 +185,7 @@ def test_limits_are_inclusive() -> None:
     assert SearchOptions.build(top_k=1).top_k == 1
     assert SearchOptions.build(top_k=100).top_k == 100
     built = SearchOptions.build(fusion={"method": "WEIGHTED", "vector": 2}, as_of="2024-01-01")
-    assert built.fusion.weights() == {"fulltext": 1.0, "vector": 2.0, "graph": 1.0}
+    assert built.fusion.weights() == {"fulltext": 1.0, "vector": 2.0, "graph": 1.0, "passage": 1.0}
     assert built.as_of == datetime(2024, 1, 1, tzinfo=UTC)
 
 
@@ -253,3 +265,48 @@ def test_a_one_round_trip_read_answers_like_a_managed_read(db: Database) -> None
         db.query_hooks.remove(hook)
     assert fast == managed and fast[0]["live"] == 0
     assert names == ["search_scope_share", "search_scope_share"]
+
+
+def test_combsum_adds_min_max_normalised_scores_times_the_list_weights() -> None:
+    lists = {
+        "fulltext": [("a", 9.0), ("b", 3.0), ("c", 1.0)],  # a far ahead of b
+        "vector": [("b", 0.62), ("a", 0.60), ("d", 0.40)],  # b barely ahead of a
+    }
+    fused = dict(combsum(lists, {}))
+    assert fused["a"] == pytest.approx(1.0 + (0.60 - 0.40) / 0.22)
+    assert fused["b"] == pytest.approx(0.25 + 1.0)
+    assert fused["c"] == 0.0 and fused["d"] == 0.0
+    assert [item for item, _ in combsum(lists, {})][:2] == ["a", "b"]
+    ranks = dict(rrf([[item for item, _ in items] for items in lists.values()]))
+    assert ranks["a"] == ranks["b"]  # rank fusion cannot tell a's margin from b's
+    weighted = dict(combsum(lists, {"vector": 3.0}))
+    assert weighted["b"] == pytest.approx(0.25 + 3.0)
+    assert dict(combsum({"one": [("x", 0.3)], "none": []}, {})) == {"x": 1.0}
+
+
+def test_the_default_fusion_is_combsum_and_a_k_alone_asks_for_rank_fusion() -> None:
+    assert SearchOptions().fusion.method is FusionMethod.COMBSUM
+    assert SearchOptions.build(fusion={"k": 60}).fusion == Fusion(method=FusionMethod.RRF, k=60)
+    assert SearchOptions.build(fusion={"method": "combsum", "passage": 2}).fusion.weights() == {
+        "fulltext": 1.0,
+        "vector": 1.0,
+        "graph": 1.0,
+        "passage": 2.0,
+    }
+    with pytest.raises(ValidationError) as err:
+        SearchOptions.build(fusion={"method": "best"})
+    assert err.value.field == "fusion.method"
+
+
+def test_a_query_naming_one_subject_boosts_that_subjects_facts_only() -> None:
+    subjects = ["Caroline", "Melanie", None, "Dr. Jane Smith"]
+    rel = [1.0, 0.9, 0.5, 0.2]
+    assert named("When did Caroline's friend visit?", subjects) == {"caroline"}
+    assert named("what did caroline tell MELANIE", subjects) == {"caroline", "melanie"}
+    assert named("Where does dr jane smith work?", subjects) == {"dr jane smith"}
+    assert named("Carolines bike", subjects) == set()  # whole words only
+    assert boosted("Where did Melanie go?", subjects, rel, 0.2) == pytest.approx(
+        [1.0 / 1.2, 1.1 / 1.2, 0.5 / 1.2, 0.2 / 1.2]
+    )
+    assert boosted("Did Caroline meet Melanie?", subjects, rel, 0.2) == rel  # two: no boost
+    assert boosted("Where did Melanie go?", subjects, rel, 0.0) == rel

@@ -20,9 +20,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import Record
+from neo4j import ManagedTransaction, Record
 from tqdm import tqdm
 
+from graph import passages
 from graph.bulk.checkpoint import Checkpoint
 from graph.bulk.codec import native
 from graph.bulk.spec import ID_NAMESPACE
@@ -45,12 +46,14 @@ _KEPT_STATE = ("strength", "access_count", "last_accessed_at", "expired_at")
 class CompletionSummary:
     completed: int = 0
     deduplicated: int = 0
+    passages: int = 0
     invalid: list[tuple[str, str, str]] = field(default_factory=list)
 
     def render(self) -> str:
         lines = [
             f"completed {self.completed} facts (vector, content hash, entity links)",
             f"folded {self.deduplicated} exact duplicates into the live fact",
+            f"gave {self.passages} older turns their passage",
         ]
         if self.invalid:
             lines.append(f"left {len(self.invalid)} invalid facts untouched:")
@@ -157,6 +160,8 @@ def embed_missing(
                 break
             done = _complete_batch(memory, records, summary, skip, actor)
             bar.update(done)
+    # Turns written before passages existed, or by a job that only wrote their vectors.
+    summary.passages = passages.refresh_missing(db, scopes)
     return summary
 
 
@@ -185,10 +190,13 @@ def _complete_batch(
     for row, vector in zip(rows, memory.embedder.embed(texts), strict=True):
         row["props"]["embedding"] = Vector(vector)
     if rows:
-        outcomes = memory.db.write_tx(
-            lambda tx: run(tx, "embed_missing_apply", rows=rows, now=now, actor=actor),
-            "embed_missing",
-        )
+
+        def apply(tx: ManagedTransaction) -> list[Record]:
+            outcomes = run(tx, "embed_missing_apply", rows=rows, now=now, actor=actor)
+            passages.refresh_rows(tx, [row["props"] for row in rows])
+            return outcomes
+
+        outcomes = memory.db.write_tx(apply, "embed_missing")
         for outcome in outcomes:
             if outcome["outcome"] == "dedup":
                 summary.deduplicated += 1

@@ -66,7 +66,8 @@ FIELD_ORDER = (
     "subject_key",
     "embedder",
 )
-DERIVED = frozenset({"content_hash", "live_hash"})
+# Recomputed by whatever writes the fact (passage_text: graph/passages.py), never exported.
+DERIVED = frozenset({"content_hash", "live_hash", "passage_text"})
 _ENTITY_FIELDS = ("canonical", "name", "aliases", "type", "lexical_text")
 
 

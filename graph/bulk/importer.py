@@ -32,6 +32,7 @@ from typing import Any
 from neo4j import ManagedTransaction, Record
 from tqdm import tqdm
 
+from graph import passages
 from graph.bulk.checkpoint import Checkpoint, file_identity
 from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
 from graph.bulk.spec import (
@@ -503,6 +504,7 @@ class Importer:
         def work(tx: ManagedTransaction) -> tuple[list[Record], list[Record], int]:
             outcomes = run(tx, "import_facts", rows=Rows(rows), now=now, actor=actor)
             linked = run(tx, "import_supersedes", links=_link_params(links)) if links else []
+            passages.refresh_rows(tx, [row["props"] for row in rows])
             restored = (
                 run(tx, "import_entities", entities=restore, now=now)[0]["restored"]
                 if restore

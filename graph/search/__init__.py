@@ -2,13 +2,22 @@
 
 from graph.search.access import recorder
 from graph.search.engine import rank, search
-from graph.search.fusion import rrf, weighted_fusion
+from graph.search.fusion import combsum, rrf, weighted_fusion
 from graph.search.lucene import escape, to_lucene
-from graph.search.options import Decay, Fusion, FusionMethod, Mode, SearchOptions, Weights
+from graph.search.options import (
+    DEFAULT_SUBJECT_BOOST,
+    Decay,
+    Fusion,
+    FusionMethod,
+    Mode,
+    SearchOptions,
+    Weights,
+)
 from graph.search.rerank import FusionOrder, Reranker, get_reranker, set_reranker
 from graph.search.types import Hit, ListRank, RelatedFact, SearchResult
 
 __all__ = [
+    "DEFAULT_SUBJECT_BOOST",
     "Decay",
     "Fusion",
     "FusionMethod",
@@ -21,6 +30,7 @@ __all__ = [
     "SearchOptions",
     "SearchResult",
     "Weights",
+    "combsum",
     "escape",
     "get_reranker",
     "rank",

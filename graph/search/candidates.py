@@ -52,6 +52,7 @@ class Brief:
     strength: float
     recorded_at: datetime
     last_accessed_at: datetime | None
+    subject: str | None = None
 
     @classmethod
     def from_map(cls, props: dict[str, Any]) -> Brief:
@@ -63,6 +64,7 @@ class Brief:
             strength=float(props.get("strength") or 1.0),
             recorded_at=recorded,
             last_accessed_at=read_time(props.get("last_accessed_at")),
+            subject=props.get("subject"),
         )
 
     @classmethod
@@ -73,6 +75,7 @@ class Brief:
             strength=fact.strength,
             recorded_at=fact.recorded_at,
             last_accessed_at=fact.last_accessed_at,
+            subject=fact.subject,
         )
 
 
@@ -192,6 +195,15 @@ def fetch(
         lucene=scoped(scope, lucene, tags=options.tags, partitions=options.partitions)
         if options.mode is not Mode.VECTOR
         else "",
+        passage_lucene=scoped(
+            scope,
+            lucene,
+            tags=options.tags,
+            partitions=options.partitions,
+            field="passage_text",
+        )
+        if options.mode is not Mode.VECTOR and options.passages
+        else "",
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         k=k,
         fetch=k * OVERFETCH,
@@ -212,7 +224,7 @@ def fetch(
     )
     lists = {
         name: [(str(x["id"]), float(x["score"])) for x in record[name]]
-        for name in ("fulltext", "vector", "graph")
+        for name in ("fulltext", "vector", "graph", "passage")
         if record[name]
     }
     return Candidates(

@@ -22,12 +22,13 @@ from graph.db import Database
 from graph.embedding import Embedder
 from graph.search import access
 from graph.search.candidates import Candidates, fetch
-from graph.search.fusion import weighted_fusion
+from graph.search.fusion import combsum, weighted_fusion
 from graph.search.lucene import to_lucene
-from graph.search.options import Mode, SearchOptions, check_query
+from graph.search.options import FusionMethod, Mode, SearchOptions, check_query
 from graph.search.related import finish
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
+from graph.search.subjects import boosted
 from graph.search.types import Hit, ListRank, Scored, SearchResult
 from graph.validation import check_scope
 
@@ -88,8 +89,7 @@ def order(
 ) -> list[Scored]:
     """`rank` without the facts: the default reranker keeps the fused order, so the candidates'
     briefs are enough, and only the hits that are returned need their whole fact."""
-    ranked = {name: [fid for fid, _ in items] for name, items in found.lists.items()}
-    fused = weighted_fusion(ranked, options.fusion.weights(), k=options.fusion.k)
+    fused = fuse(found, options)
     if not _reads_facts(reranker):
         reranked = fused
     elif not fused:
@@ -102,7 +102,12 @@ def order(
     if not reranked:
         return []
     sources = _sources(found)
-    relevances = normalise([score for _, score in reranked])
+    relevances = boosted(
+        query,
+        [found.briefs[fid].subject for fid, _ in reranked],
+        normalise([score for _, score in reranked]),
+        options.subject_boost,
+    )
     tau = options.decay.tau_days if options.decay is not None else options.recency_tau_days
     out: list[Scored] = []
     for (fid, fused_score), relevance in zip(reranked, relevances, strict=True):
@@ -127,6 +132,15 @@ def order(
     place = {s.id: i for i, s in enumerate(out)}
     out.sort(key=lambda s: (-s.score, place[s.id]))
     return out
+
+
+def fuse(found: Candidates, options: SearchOptions) -> list[tuple[str, float]]:
+    """The candidate lists fused as the options say, best first."""
+    fusion = options.fusion
+    if fusion.method is FusionMethod.COMBSUM:
+        return combsum(found.lists, fusion.weights())
+    ranked = {name: [fid for fid, _ in items] for name, items in found.lists.items()}
+    return weighted_fusion(ranked, fusion.weights(), k=fusion.k)
 
 
 def _reads_facts(reranker: Reranker) -> bool:

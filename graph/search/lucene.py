@@ -63,6 +63,7 @@ def scoped(
     *,
     tags: Sequence[str] = (),
     partitions: Sequence[str] | None = None,
+    field: str = "index_text",
 ) -> str:
     """Restrict a terms query to one scope, and to the filters, on fact_fulltext_filtered.
 
@@ -73,7 +74,9 @@ def scoped(
     name into several tokens (a phrase can then also match a longer name, or a phrase spanning
     two tags), and a name of stopwords alone makes no clause at all. Cypher checks f.scope and
     every filter exactly. Past MAX_FILTER_CLAUSES tags or partitions the clause is left out
-    (the search stays exact, only slower) to keep well under Lucene's clause limit.
+    (the search stays exact, only slower) to keep well under Lucene's clause limit. `field`
+    is the text field the terms must match: `index_text`, or `passage_text` on
+    fact_passage_fulltext (a fixed name of ours, never user input).
     """
     if not lucene:
         return ""
@@ -82,4 +85,4 @@ def scoped(
     if partitions and len(partitions) <= MAX_FILTER_CLAUSES:
         either = " ".join(f"partition:{phrase(p)}" for p in partitions)
         clauses.append(f"+({either})^0")
-    return " ".join([*clauses, f"+index_text:({lucene})"])
+    return " ".join([*clauses, f"+{field}:({lucene})"])

@@ -24,6 +24,9 @@ MAX_TURNS = 20
 MAX_RELATED = 100
 MAX_LIST = 1_000
 DEFAULT_RECENCY_TAU_DAYS = 30.0
+# Added to the relevance (0..1) of candidates whose subject the query names, when it names
+# exactly one; 0.2 measured best on LoCoMo dev (0.1-0.5 all help, bench/results/locomo-dev.md).
+DEFAULT_SUBJECT_BOOST = 0.2
 
 
 class Mode(enum.StrEnum):
@@ -35,22 +38,35 @@ class Mode(enum.StrEnum):
 class FusionMethod(enum.StrEnum):
     RRF = "rrf"
     WEIGHTED = "weighted"
+    COMBSUM = "combsum"
 
 
 @dataclass(frozen=True)
 class Fusion:
-    """How the candidate lists are fused; list weights only count for WEIGHTED."""
+    """How the candidate lists are fused; list weights count for WEIGHTED and COMBSUM.
 
-    method: FusionMethod = FusionMethod.RRF
+    COMBSUM (the default) adds each list's min-max normalised index scores: on LoCoMo it kept
+    what each list knows about how far apart its candidates are, where rank fusion flattened a
+    clear full-text winner to the vector list's guess (bench/results/locomo-dev.md). RRF with
+    k = 60, the earlier default, is what `fusion: {k: 60}` (a k without a method) still gives.
+    """
+
+    method: FusionMethod = FusionMethod.COMBSUM
     k: int = 60
     fulltext: float = 1.0
     vector: float = 1.0
     graph: float = 1.0
+    passage: float = 1.0
 
     def weights(self) -> dict[str, float]:
         if self.method is FusionMethod.RRF:
             return {}
-        return {"fulltext": self.fulltext, "vector": self.vector, "graph": self.graph}
+        return {
+            "fulltext": self.fulltext,
+            "vector": self.vector,
+            "graph": self.graph,
+            "passage": self.passage,
+        }
 
 
 @dataclass(frozen=True)
@@ -89,6 +105,8 @@ class SearchOptions:
     related_limit: int = 10
     context_id: str | None = None
     track_access: bool = True
+    passages: bool = True
+    subject_boost: float = DEFAULT_SUBJECT_BOOST
 
     @classmethod
     def build(cls, **options: Any) -> SearchOptions:
@@ -120,8 +138,8 @@ class SearchOptions:
         _int_range("related_limit", self.related_limit, 0, MAX_RELATED)
         _int_range("fusion.k", self.fusion.k, 0, 10_000)
         if not isinstance(self.fusion.method, FusionMethod):
-            raise ValidationError("fusion.method", "must be rrf or weighted")
-        for name in ("fulltext", "vector", "graph"):
+            raise ValidationError("fusion.method", "must be rrf, weighted or combsum")
+        for name in ("fulltext", "vector", "graph", "passage"):
             _number(f"fusion.{name}", getattr(self.fusion, name), 0.0, 1_000.0)
         for name in ("relevance", "importance", "recency"):
             _number(f"weights.{name}", getattr(self.weights, name), 0.0, 1_000.0)
@@ -131,6 +149,9 @@ class SearchOptions:
         if self.decay is not None:
             _number("decay.tau_days", self.decay.tau_days, 1e-6, 1e6)
         _number("recency_tau_days", self.recency_tau_days, 1e-6, 1e6)
+        _number("subject_boost", self.subject_boost, 0.0, 10.0)
+        if not isinstance(self.passages, bool):
+            raise ValidationError("passages", "must be true or false")
         if not isinstance(self.mode, Mode):
             raise ValidationError("mode", "must be hybrid, fulltext or vector")
         if self.partitions is not None and not self.partitions:
@@ -160,6 +181,9 @@ def _nested(name: str, kind: type[Any], raw: Mapping[str, Any]) -> Any:
     values = {k: v for k, v in raw.items() if v is not None}
     if kind is Fusion and "method" in values:
         values["method"] = _enum(f"{name}.method", FusionMethod, values["method"])
+    elif kind is Fusion and "k" in values:
+        # A k names rank fusion: `fusion: {k: 60}` keeps its documented meaning (RRF).
+        values["method"] = FusionMethod.RRF
     try:
         return kind(**values)
     except TypeError as exc:

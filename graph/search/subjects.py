@@ -1,0 +1,54 @@
+"""The subject a query is about: a boost for the facts of the one subject a question names.
+
+Questions to a memory usually name whom they are about ("When did Caroline move?"), and the
+facts that answer them are mostly that subject's own (on LoCoMo 96% of the evidence turns of a
+question naming one speaker are that speaker's). Full-text and vector scores both see the name
+as one word among many; the boost makes it count. A query naming two or more subjects of the
+candidates ("what did Caroline tell Melanie?") gets no boost: either could hold the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+MAX_NAME_WORDS = 4
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def named(query: str, subjects: Iterable[str | None]) -> set[str]:
+    """The subjects (as folded word sequences) that the query names as whole words."""
+    words = _words(query)
+    grams = {
+        " ".join(words[i : i + n])
+        for n in range(1, MAX_NAME_WORDS + 1)
+        for i in range(len(words) - n + 1)
+    }
+    out: set[str] = set()
+    for subject in subjects:
+        if subject:
+            key = " ".join(_words(subject))
+            if key and key in grams:
+                out.add(key)
+    return out
+
+
+def boosted(
+    query: str, subjects: Sequence[str | None], relevances: Sequence[float], boost: float
+) -> list[float]:
+    """Relevances (0..1) with `boost` added where the subject is the one the query names,
+    scaled back into 0..1; unchanged when the query names no subject, or several."""
+    if boost <= 0:
+        return list(relevances)
+    found = named(query, subjects)
+    if len(found) != 1:
+        return list(relevances)
+    (name,) = found
+    return [
+        (rel + (boost if subject and " ".join(_words(subject)) == name else 0.0)) / (1.0 + boost)
+        for subject, rel in zip(subjects, relevances, strict=True)
+    ]
