@@ -2,14 +2,24 @@
 
     .venv/bin/python bench/locomo.py ../shared/data/locomo/locomo-dev.json
     .venv/bin/python bench/locomo.py DATA.json --limit 1 --questions 50   # a quick look
+    .venv/bin/python bench/locomo.py DATA.json --rrf-k 60 --no-passages --subject-boost 0
+    .venv/bin/python bench/locomo.py DATA.json --record bench/results/locomo-dev.json --as-defaults
 
 Each conversation's turns are stored as facts in their own scope (text "Speaker: text",
 session id, turn number, speaker as subject, the session's date as valid_from) with the fast
 bulk importer, then every question of categories 1-4 is asked of that scope. Recall@k is
 |evidence turns among the top k hits| / |evidence turns|, averaged over questions; "+window"
-also counts the turns the search returned in `related` (prev/next turns, 2 each by default).
+also counts the turns the search returned in `related` (prev/next turns, 2 each by default);
+hit@10 counts a question found when at least one of its evidence turns is in the top 10, and
+session_hit@10 when one of its evidence sessions is among the sessions of the top 10 hits.
 Full-text only, vector only and hybrid are measured in one run, with access tracking off so
 that earlier questions do not change later rankings. The scopes are deleted at the end.
+
+Every search knob has a flag (fusion method, RRF k, list weights, passages, subject boost,
+candidates per list); unset flags leave the service's defaults. The embedding model is the
+service's (FACTGRAPH_MODEL, FACTGRAPH_MODEL_PATH). `--record` writes the hybrid figures into a
+results JSON as the defaults or as a labelled ablation row, with the command that made them,
+and renders the JSON as Markdown beside it.
 """
 
 from __future__ import annotations
@@ -17,7 +27,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import re
+import shlex
 import statistics
 import sys
 import tempfile
@@ -110,6 +122,7 @@ def dia(fact: Any) -> str:
     return f"D{fact.session_id}:{fact.turn}"
 
 
+MODEL_ENV = ("FACTGRAPH_MODEL", "FACTGRAPH_MODEL_PATH")
 MEASURES = (
     "R@5",
     "R@10",
@@ -351,7 +364,7 @@ def record(
             "window": args.window,
             "captions": args.captions,
         },
-        "command": "bench/locomo.py " + " ".join(sys.argv[1:] if argv is None else argv),
+        "command": command(sys.argv[1:] if argv is None else argv),
         "latency": latency,
         "modes": {mode.value: tally.figures(mode.value) for mode in modes},
     }
@@ -365,6 +378,12 @@ def record(
     path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
     path.with_suffix(".md").write_text(markdown(results), encoding="utf-8")
     print(f"recorded in {path} and {path.with_suffix('.md')}")
+
+
+def command(argv: list[str]) -> str:
+    """The shell command that reproduces a run, with the model the service was told to load."""
+    env = [f"{name}={os.environ[name]}" for name in MODEL_ENV if os.environ.get(name)]
+    return shlex.join([*env, "bench/locomo.py", *argv])
 
 
 def markdown(results: dict[str, Any]) -> str:
