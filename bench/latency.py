@@ -92,6 +92,12 @@ CONFIGS: dict[str, tuple[dict[str, Any], dict[str, Any], dict[str, Any] | None]]
         {"prev_turns": 2, "next_turns": 2},
     ),
     "hybrid+filter": ({"tags": [RARE_TAG]}, {"tags": [RARE_TAG]}, {"tags": [RARE_TAG]}),
+    # The search before passages and the subject boost (issue 21), to price what they add.
+    "hybrid-passages": (
+        {"passages": False, "subject_boost": 0.0},
+        {"passages": False, "subjectBoost": 0.0},
+        None,
+    ),
 }
 FLOOR_OF = {
     "fulltext": "fulltext",
@@ -100,6 +106,7 @@ FLOOR_OF = {
     "hybrid+expand": "hybrid",
     "hybrid+window": "hybrid",
     "hybrid+filter": "hybrid",
+    "hybrid-passages": "hybrid",
 }
 
 
