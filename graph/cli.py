@@ -56,6 +56,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         log_level=args.log_level,
         log_config=None,  # keep the JSON handlers set up above
         access_log=False,  # resolvers.observe writes one structured line per request
+        timeout_keep_alive=settings.keep_alive,
     )
     return 0
 

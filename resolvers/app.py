@@ -3,7 +3,8 @@
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
 Every request passes the same middlewares (resolvers/observe.py): request id and access log,
-body-size limit, API-key check; `app.state.gate` says whether keys are required.
+body-size limit, admission control (resolvers/admission.py), API-key check; `app.state.gate`
+says whether keys are required.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -30,6 +33,7 @@ from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound
 from graph.health import health_report
 from graph.memory import Memory
 from resolvers import rest
+from resolvers.admission import Admission
 from resolvers.context import Gate, memory_of
 from resolvers.limits import GuardedGraphQL
 from resolvers.observe import (
@@ -44,8 +48,15 @@ from resolvers.schema import schema
 log = logging.getLogger("factgraph")
 
 
+# /healthz gets worker threads of its own: under overload every thread of the shared pool can
+# be busy with admitted requests, and a health probe that waits behind them reads as "dead".
+_HEALTH_THREADS = anyio.CapacityLimiter(2)
+
+
 async def healthz(request: Request) -> Response:
-    report = await run_in_threadpool(health_report, memory_of(request))
+    report = await anyio.to_thread.run_sync(
+        health_report, memory_of(request), limiter=_HEALTH_THREADS
+    )
     return JSONResponse(report.as_json(), status_code=200 if report.ok else 503)
 
 
@@ -139,6 +150,8 @@ def create_app(
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
         Middleware(UnicodeGuard),
+        # After the body is read: a slow upload must not hold one of the few admission slots.
+        Middleware(Admission, limit=config.max_queue, retry_after=config.retry_after),
         Middleware(AuthMiddleware, gate=gate),
     ]
     app = Starlette(
