@@ -9,7 +9,7 @@ the service promised:
   a write cannot know whether it happened;
 - no 5xx other than the service's own overload refusal (503 `OVERLOADED` with `Retry-After`),
   which the clients honour by waiting before their next request;
-- p99 of the answered requests within --max-p99-ms (default 1,000 ms);
+- p99 of the answered requests within --max-p99-ms (default 1,500 ms);
 - every acknowledged write present afterwards (read back from Neo4j, not the service), and one
   fact for the text every client writes.
 
@@ -265,12 +265,14 @@ def warm_up(url: str, settings: Settings, args: argparse.Namespace, has_search: 
             db.close()
 
 
-def latency_row(values: list[float]) -> dict[str, float]:
+def latency_row(values: list[float]) -> dict[str, float | None]:
+    if not values:
+        return {"n": 0, "p50": None, "p99": None, "max": None}
     return {
         "n": len(values),
         "p50": round(percentile(values, 0.50) * 1000, 1),
         "p99": round(percentile(values, 0.99) * 1000, 1),
-        "max": round(max(values, default=float("nan")) * 1000, 1),
+        "max": round(max(values) * 1000, 1),
     }
 
 
@@ -320,7 +322,7 @@ def summarise(
     if any(k.startswith("get:acknowledged") for k in stats.errors):
         broken.append("a get did not find an acknowledged fact")
     p99 = summary["latency_ms"]["all_answered"]["p99"]
-    if answered and p99 > args.max_p99_ms:
+    if p99 is not None and p99 > args.max_p99_ms:
         broken.append(f"p99 of answered requests {p99} ms > {args.max_p99_ms} ms")
     if not answered:
         broken.append("no request was answered")
@@ -336,7 +338,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds (0: none)")
-    parser.add_argument("--max-p99-ms", type=float, default=1000.0)
+    parser.add_argument("--max-p99-ms", type=float, default=1500.0)
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--server-log", help="append the started service's stderr here")
     args = parser.parse_args()
