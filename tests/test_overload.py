@@ -171,7 +171,9 @@ def test_past_the_queue_depth_requests_are_refused_at_once_and_nothing_else_star
             "/graphql", json={"query": remember_many([refused_text]), "variables": {"s": scope}}
         )
         refusal_seconds = time.perf_counter() - started
-        rest = client.post("/api/v1/search", json={"scope": scope, "query": "held write"})
+        rest = client.post(
+            "/api/v1/search", headers={"X-Scope": scope}, json={"query": "chess weekend"}
+        )
         health = client.get("/healthz")
         metrics_page = client.get("/metrics")
         still_holding = holder.is_alive()
