@@ -13,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
+from graph.cli import server_options
 from graph.config import DEFAULT_KEEP_ALIVE, Settings
 from graph.db import Database
 from graph.memory import Memory
@@ -247,6 +248,8 @@ def test_concurrent_writes_past_the_depth_get_200_or_503_and_only_the_answered_a
 def test_queue_depth_keep_alive_and_retry_after_come_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    for name in ("FACTGRAPH_MAX_QUEUE", "FACTGRAPH_RETRY_AFTER", "FACTGRAPH_KEEP_ALIVE"):
+        monkeypatch.delenv(name, raising=False)
     defaults = Settings.from_env()
     assert defaults.max_queue >= 4 and defaults.retry_after == 1
     assert defaults.keep_alive == DEFAULT_KEEP_ALIVE >= 60, "longer than clients keep idle"
@@ -261,6 +264,15 @@ def test_queue_depth_keep_alive_and_retry_after_come_from_the_environment(
     monkeypatch.setenv("FACTGRAPH_MAX_QUEUE", "lots")
     with pytest.raises(ValueError, match="FACTGRAPH_MAX_QUEUE must be an integer"):
         Settings.from_env()
+
+
+def test_serve_keeps_idle_connections_as_long_as_configured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("FACTGRAPH_KEEP_ALIVE", raising=False)
+    assert server_options(Settings.from_env(), "info")["timeout_keep_alive"] == 120
+    monkeypatch.setenv("FACTGRAPH_KEEP_ALIVE", "30")
+    assert server_options(Settings.from_env(), "info")["timeout_keep_alive"] == 30
 
 
 def test_a_queue_depth_of_zero_admits_everything(memory: Memory, scope: str) -> None:
