@@ -48,14 +48,12 @@ from resolvers.schema import schema
 log = logging.getLogger("factgraph")
 
 
-# /healthz gets worker threads of its own: under overload every thread of the shared pool can
-# be busy with admitted requests, and a health probe that waits behind them reads as "dead".
-_HEALTH_THREADS = anyio.CapacityLimiter(2)
-
-
 async def healthz(request: Request) -> Response:
+    """Runs on worker threads of its own (`app.state.health_threads`): under overload every
+    thread of the shared pool can be busy with admitted requests, and a health probe waiting
+    behind them would read as "dead"."""
     report = await anyio.to_thread.run_sync(
-        health_report, memory_of(request), limiter=_HEALTH_THREADS
+        health_report, memory_of(request), limiter=request.app.state.health_threads
     )
     return JSONResponse(report.as_json(), status_code=200 if report.ok else 503)
 
@@ -161,6 +159,7 @@ def create_app(
         exception_handlers={FactgraphError: factgraph_error},
     )
     app.state.gate = gate
+    app.state.health_threads = anyio.CapacityLimiter(2)
     if memory is not None:
         app.state.memory = memory
         metrics.instrument(memory.db)
