@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from graph.config import Settings
 from graph.errors import FactgraphError
@@ -50,14 +51,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     )
     print(f"factgraph: {describe_auth(required, settings.host)}", file=sys.stderr)
     setup_logging(args.log_level, settings.log_format)
-    uvicorn.run(
-        create_app(settings=settings),
-        host=settings.host,
-        port=settings.port,
-        log_level=args.log_level,
-        log_config=None,  # keep the JSON handlers set up above
-        access_log=False,  # resolvers.observe writes one structured line per request
-    )
+    uvicorn.run(create_app(settings=settings), **server_options(settings, args.log_level))
     return 0
 
 
@@ -78,6 +72,23 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     print(f"factgraph: MCP on stdio, scope {scope!r}, role {role.label}", file=sys.stderr)
     run_stdio(settings, scope, role)
     return 0
+
+
+def server_options(settings: Settings, log_level: str) -> dict[str, Any]:
+    """uvicorn's settings for `factgraph serve`.
+
+    The idle keep-alive outlasts the clients' own (FACTGRAPH_KEEP_ALIVE): with uvicorn's 5 s,
+    equal to httpx's, the server could close a connection as a request arrived on it, and that
+    request got no answer at all (bench/results/load.md).
+    """
+    return {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": log_level,
+        "log_config": None,  # keep the JSON handlers set up by graph.logs
+        "access_log": False,  # resolvers.observe writes one structured line per request
+        "timeout_keep_alive": settings.keep_alive,
+    }
 
 
 def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:

@@ -14,6 +14,24 @@ from pathlib import Path
 DEFAULT_LOCAL_PASSWORD = "factgraph-local"
 DEFAULT_NEO4J_VERSION = "5.26.30"
 DEFAULT_BROWSER_VERSION = "5.24.0"
+# Admission control: API requests admitted at once (running + waiting for a worker thread),
+# per CPU. Past it a request is refused at once with 503 + Retry-After. On 2 cores throughput
+# stops growing at ~8 admitted while latency keeps growing with the queue (bench/results/load.md).
+MAX_QUEUE_PER_CPU = 4
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+DEFAULT_MAX_QUEUE = MAX_QUEUE_PER_CPU * _cpus()
+# Longer than any common client keeps an idle connection (httpx 5 s, Go 90 s, load balancers
+# 60 s): a client must be the one to close an idle connection, or its next request can cross
+# the server's close on the wire and get no answer at all (bench/results/load.md).
+DEFAULT_KEEP_ALIVE = 120
 
 
 def _env(name: str, default: str) -> str:
@@ -29,6 +47,13 @@ def _env_int(name: str, default: int) -> int:
         return int(raw)
     except ValueError as exc:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _env_nonnegative(name: str, default: int) -> int:
+    value = _env_int(name, default)
+    if value < 0:
+        raise ValueError(f"{name} must be 0 or more, got {value}")
+    return value
 
 
 def _env_bool(name: str, default: bool) -> bool:
@@ -178,6 +203,10 @@ class Settings:
     auth: str = "auto"  # auto: keys required unless bound to loopback | required | off
     max_body_bytes: int = 1_048_576
     log_format: str = "json"
+    # Overload (issue 20): see README "Overload" and resolvers/admission.py.
+    max_queue: int = DEFAULT_MAX_QUEUE  # in-flight + queued API requests; 0: unbounded
+    retry_after: int = 1  # seconds, in the 503 that refuses a request past max_queue
+    keep_alive: int = DEFAULT_KEEP_ALIVE  # seconds an idle HTTP connection is kept open
 
     @property
     def uses_local_neo4j(self) -> bool:
@@ -235,6 +264,9 @@ class Settings:
             auth=_choice("FACTGRAPH_AUTH", "auto", ("auto", "required", "off")),
             max_body_bytes=_env_int("FACTGRAPH_MAX_BODY_BYTES", 1_048_576),
             log_format=_choice("FACTGRAPH_LOG_FORMAT", "json", ("json", "text")),
+            max_queue=_env_nonnegative("FACTGRAPH_MAX_QUEUE", DEFAULT_MAX_QUEUE),
+            retry_after=max(1, _env_nonnegative("FACTGRAPH_RETRY_AFTER", 1)),
+            keep_alive=max(1, _env_nonnegative("FACTGRAPH_KEEP_ALIVE", DEFAULT_KEEP_ALIVE)),
         )
 
 

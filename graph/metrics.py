@@ -7,7 +7,7 @@ routes, query file names, decision kinds and stage names; never a scope, an id o
 
 from __future__ import annotations
 
-from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 
 from graph import tracing
 from graph.db import Database
@@ -61,6 +61,15 @@ AUTH_FAILURES = Counter(
     "factgraph_auth_failures_total",
     "Requests refused by access control, by code (UNAUTHENTICATED, FORBIDDEN).",
     ["code"],
+)
+HTTP_ADMITTED = Gauge(
+    "factgraph_http_admitted_requests",
+    "API requests admitted and not yet answered (running or waiting for a worker thread).",
+)
+HTTP_REFUSED = Counter(
+    "factgraph_http_refused_total",
+    "API requests refused at once with 503 OVERLOADED because FACTGRAPH_MAX_QUEUE were admitted.",
+    ["route"],
 )
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST

@@ -4,7 +4,8 @@ MCP at /mcp, /healthz, /metrics.
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
 Every request passes the same middlewares (resolvers/observe.py): request id and access log,
-body-size limit, API-key check; `app.state.gate` says whether keys are required.
+body-size limit, admission control (resolvers/admission.py), API-key check; `app.state.gate`
+says whether keys are required.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -31,6 +34,7 @@ from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound
 from graph.health import health_report
 from graph.memory import Memory
 from resolvers import rest
+from resolvers.admission import Admission
 from resolvers.context import Gate, memory_of
 from resolvers.limits import GuardedGraphQL
 from resolvers.mcp_server.http import PATH as MCP_PATH
@@ -48,7 +52,12 @@ log = logging.getLogger("factgraph")
 
 
 async def healthz(request: Request) -> Response:
-    report = await run_in_threadpool(health_report, memory_of(request))
+    """Runs on worker threads of its own (`app.state.health_threads`): under overload every
+    thread of the shared pool can be busy with admitted requests, and a health probe waiting
+    behind them would read as "dead"."""
+    report = await anyio.to_thread.run_sync(
+        health_report, memory_of(request), limiter=request.app.state.health_threads
+    )
     return JSONResponse(report.as_json(), status_code=200 if report.ok else 503)
 
 
@@ -146,6 +155,8 @@ def create_app(
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
         Middleware(UnicodeGuard),
+        # After the body is read: a slow upload must not hold one of the few admission slots.
+        Middleware(Admission, limit=config.max_queue, retry_after=config.retry_after),
         Middleware(AuthMiddleware, gate=gate),
     ]
     app = Starlette(
@@ -155,6 +166,7 @@ def create_app(
         exception_handlers={FactgraphError: factgraph_error},
     )
     app.state.gate = gate
+    app.state.health_threads = anyio.CapacityLimiter(2)
     if memory is not None:
         app.state.memory = memory
         metrics.instrument(memory.db)

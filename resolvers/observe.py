@@ -46,6 +46,16 @@ def route_label(path: str) -> str:
     return "other"
 
 
+def serves_data(scope: Scope) -> bool:
+    """/graphql, /api/ and /mcp: the routes that reach tenant data (the GraphiQL page does not)."""
+    path: str = scope["path"]
+    if path.startswith("/api/") or path == "/mcp" or path.startswith("/mcp/"):
+        return True
+    if path == "/graphql":
+        return not (scope["method"] == "GET" and not scope.get("query_string"))
+    return False
+
+
 def error_body(path: str, code: str, message: str, request_id: str | None) -> bytes:
     """GraphQL-shaped errors on /graphql, `{"error": {...}}` elsewhere; never a traceback."""
     detail: dict[str, Any] = {"code": code, "message": message}
@@ -265,16 +275,8 @@ class AuthMiddleware:
         self.app = app
         self.gate = gate
 
-    def _protected(self, scope: Scope) -> bool:
-        path: str = scope["path"]
-        if path.startswith("/api/") or path == "/mcp" or path.startswith("/mcp/"):
-            return True
-        if path == "/graphql":
-            return not (scope["method"] == "GET" and not scope.get("query_string"))
-        return False
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self.gate.required or not self._protected(scope):
+        if scope["type"] != "http" or not self.gate.required or not serves_data(scope):
             await self.app(scope, receive, send)
             return
         keys = self.gate.keys
