@@ -178,6 +178,8 @@ class Settings:
     auth: str = "auto"  # auto: keys required unless bound to loopback | required | off
     max_body_bytes: int = 1_048_576
     log_format: str = "json"
+    # REST requests that name no scope (the clients we are a drop-in for never send one).
+    default_scope: str = "default"
 
     @property
     def uses_local_neo4j(self) -> bool:
@@ -235,6 +237,7 @@ class Settings:
             auth=_choice("FACTGRAPH_AUTH", "auto", ("auto", "required", "off")),
             max_body_bytes=_env_int("FACTGRAPH_MAX_BODY_BYTES", 1_048_576),
             log_format=_choice("FACTGRAPH_LOG_FORMAT", "json", ("json", "text")),
+            default_scope=_env("FACTGRAPH_DEFAULT_SCOPE", "default").strip() or "default",
         )
 
 

@@ -148,6 +148,7 @@ def create_app(
         exception_handlers={FactgraphError: factgraph_error},
     )
     app.state.gate = gate
+    app.state.default_scope = config.default_scope
     if memory is not None:
         app.state.memory = memory
         metrics.instrument(memory.db)
