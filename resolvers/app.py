@@ -29,7 +29,7 @@ from graph.config import Settings
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
-from resolvers import rest
+from resolvers import rest, rest_memories
 from resolvers.context import Gate, memory_of
 from resolvers.limits import GuardedGraphQL
 from resolvers.observe import (
@@ -134,6 +134,7 @@ def create_app(
         Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
         *rest.routes,
+        *rest_memories.routes,
     ]
     middleware = [
         Middleware(RequestObserver),

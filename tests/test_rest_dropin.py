@@ -1,7 +1,9 @@
 """The REST API is a drop-in: the documented calls of the API we reproduce work unchanged.
 
 `DOCUMENTED` is the Search API page of hebb-mind (docs/api/search.md, served at
-https://afx-team.github.io/hebb-mind/api/search.html): its four curl requests, byte for byte.
+https://afx-team.github.io/hebb-mind/api/search.html): its four curl requests, byte for byte;
+`GETTING_STARTED` the two calls of its getting-started guide (docs/guide/getting-started.md):
+store a first memory, then search.
 They name no scope and their turn window reads `metadata.session_id` / `metadata.turn`, so
 the server must pick the scope itself (the key's only scope, else FACTGRAPH_DEFAULT_SCOPE) and
 take a fact's session and turn from its metadata when the top-level fields are absent.
@@ -61,6 +63,18 @@ DOCUMENTED = {
     "prev_turns": 2,
     "next_turns": 2
   }'""",
+}
+GETTING_STARTED = {
+    "store": """curl -X POST http://localhost:8321/api/v1/memories \\
+  -H "Content-Type: application/json" \\
+  -d '{
+    "content": "User prefers dark mode and compact layout",
+    "tags": ["preference", "ui"],
+    "importance_score": 7.5
+  }'""",
+    "search": """curl -X POST http://localhost:8321/api/v1/search \\
+  -H "Content-Type: application/json" \\
+  -d '{"query": "UI preferences", "top_k": 5}'""",
 }
 MEMORY_FIELDS = {
     "id": str,
@@ -191,7 +205,7 @@ def seeded(memory: Memory, default_scope: str) -> dict[str, str]:
 
 
 def replay(url: str, name: str) -> httpx.Response:
-    request = parse_curl(DOCUMENTED[name])
+    request = parse_curl(DOCUMENTED.get(name) or GETTING_STARTED[name])
     with httpx.Client(base_url=url, timeout=60) as client:
         return client.request(
             request.method, request.path, headers=request.headers, content=request.body
@@ -426,3 +440,70 @@ def test_import_and_export_carry_metadata_turns(
         ("imp", 1, 1),
         ("imp", 2, 2),
     ]
+
+
+@pytest.fixture
+def fresh(memory: Memory, scope: str) -> Iterator[str]:
+    """A loopback server whose default scope is this test's own, empty scope."""
+    settings = memory.settings.with_overrides(default_scope=scope)
+    with serve(create_app(memory=memory, settings=settings)) as url:
+        yield url
+
+
+def test_the_getting_started_calls_store_a_memory_then_find_it(fresh: str) -> None:
+    stored = replay(fresh, "store")
+    assert stored.status_code == 201, stored.text
+    body = stored.json()
+    assert (body.pop("decision"), body.pop("matched_id")) == ("insert", None)
+    check_memory(body)
+    assert body["content"] == "User prefers dark mode and compact layout"
+    assert body["tags"] == ["preference", "ui"]
+    assert body["importance_score"] == 7.5
+    assert body["partition_id"] == "default"
+    found = replay(fresh, "search").json()
+    check_response(found, top_k=5)
+    assert [r["memory"]["id"] for r in found["results"]] == [body["id"]]
+    again = replay(fresh, "store").json()
+    assert (again["decision"], again["matched_id"]) == ("dedup", body["id"])
+
+
+def test_turns_stored_through_rest_metadata_come_back_in_the_window(fresh: str) -> None:
+    lines = ["I moved", "from my home country", "Sweden", "four years ago", "in winter"]
+    with httpx.Client(base_url=fresh, timeout=60) as client:
+        for turn, text in enumerate(lines, start=1):
+            meta = {"session_id": "sess1", "turn": turn}
+            answer = client.post("/api/v1/memories", json={"content": text, "metadata": meta})
+            assert answer.status_code == 201 and answer.json()["metadata"] == meta
+        found = client.post(
+            "/api/v1/search", json={"query": "Sweden", "top_k": 1, "prev_turns": 2, "next_turns": 2}
+        ).json()
+    assert [r["memory"]["content"] for r in found["results"]] == ["Sweden"]
+    assert sorted(m["metadata"]["turn"] for m in found["related"]) == [1, 2, 4, 5]
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"content": ""}, "content"),
+        ({"tags": ["x"]}, "content"),
+        ({"content": "x", "importance_score": 11}, "importance_score"),
+        ({"content": "x", "bogus": 1}, "bogus"),
+        ({"content": "x", "partition_id": " "}, "partition_id"),
+        ({"content": "x", "metadata": {"session_id": "s", "turn": "abc"}}, "metadata.turn"),
+        ({"content": "x", "metadata": ["not", "an", "object"]}, "metadata"),
+        (["content"], "body"),
+    ],
+)
+def test_bad_memories_get_422_naming_the_field_and_write_nothing(
+    fresh: str, memory: Memory, scope: str, body: Any, field: str
+) -> None:
+    answer = httpx.post(f"{fresh}/api/v1/memories", json=body, timeout=60)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["field"] == field
+    assert memory.timeline(scope).edges == []
+
+
+def test_history_of_an_unknown_memory_is_404(fresh: str) -> None:
+    answer = httpx.get(f"{fresh}/api/v1/memories/no-such-id/history", timeout=60)
+    assert answer.status_code == 404
+    assert answer.json()["error"]["code"] == "NOT_FOUND"
