@@ -28,7 +28,11 @@ BLOCK = re.compile(r"```bash\n(.*?)```", re.S)
 
 def batch_blocks() -> list[str]:
     readme = (ROOT / "README.md").read_text()
-    return [b for b in BLOCK.findall(readme) if "factgraph cypher-shell" in b]
+    return [
+        block
+        for block in BLOCK.findall(readme)
+        if "factgraph cypher-shell" in block and "-f cypher/import_template_" in block
+    ]
 
 
 @pytest.fixture
