@@ -9,6 +9,8 @@ facts by search, vectors and all.
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import re
 import subprocess
@@ -17,8 +19,10 @@ from pathlib import Path
 
 import pytest
 
+from graph.bulk.exporter import export
 from graph.config import Settings
 from graph.cypher_shell import CypherShell
+from graph.db import Database
 from graph.memory import Memory
 from tests.cli_helpers import FACTGRAPH
 
@@ -120,3 +124,33 @@ def test_arguments_pass_through_and_connect_to_our_server(settings: Settings) ->
     )
     assert refused.returncode != 0  # an explicit -p wins over factgraph's password
     assert CypherShell(settings).is_provisioned()
+
+
+def test_metadata_turns_of_cypher_loaded_facts_reach_the_export(
+    settings: Settings, db: Database, memory: Memory, scope: str
+) -> None:
+    env = {**os.environ, "FACTGRAPH_HOME": str(settings.home)}
+    meta = json.dumps({"session_id": "s9", "turn": 4})
+    row = f"{{id: '{scope}-t', text: 'Turn four', metadata: '{meta}'}}"
+    loaded = subprocess.run(
+        [
+            str(FACTGRAPH),
+            "cypher-shell",
+            "--param",
+            f"scope => '{scope}'",
+            "--param",
+            f"rows => [{row}]",
+            "-f",
+            str(ROOT / "cypher" / "import_template_rows.cypher"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert loaded.returncode == 0, loaded.stderr
+    raw = memory.get(scope, f"{scope}-t")
+    assert raw is not None and (raw.session_id, raw.turn) == (None, None)
+    buffer = io.StringIO()
+    export(db, buffer, scopes=[scope], embeddings=False)
+    (line,) = (json.loads(x) for x in buffer.getvalue().splitlines() if '"text"' in x)
+    assert (line["session_id"], line["turn"]) == ("s9", 4)

@@ -357,6 +357,31 @@ def test_a_key_outside_the_default_scope_is_refused(memory: Memory, scope: str) 
             store.delete(key.id)
 
 
+def test_storing_through_rest_needs_the_writer_role(memory: Memory, scope: str) -> None:
+    app = create_app(memory=memory, require_auth=True)
+    with serve(app) as url:
+        store = app.state.gate.keys
+        reader, reader_token = store.create([scope], "reader")
+        writer, writer_token = store.create([scope], "writer")
+        try:
+            request = parse_curl(GETTING_STARTED["store"])
+
+            def send(token: str) -> httpx.Response:
+                headers = {**request.headers, "Authorization": f"Bearer {token}"}
+                return httpx.post(
+                    url + request.path, headers=headers, content=request.body, timeout=60
+                )
+
+            refused = send(reader_token)
+            assert refused.status_code == 403 and refused.json()["error"]["code"] == "FORBIDDEN"
+            stored = send(writer_token)
+            assert stored.status_code == 201, stored.text
+            assert memory.get(scope, stored.json()["id"]) is not None  # the key's only scope
+        finally:
+            for key in (reader, writer):
+                store.delete(key.id)
+
+
 REMEMBER = """
 mutation($scope: String!, $fact: FactInput!) {
   remember(scope: $scope, fact: $fact) { fact { id sessionId turn metadata } }
