@@ -5,7 +5,7 @@
 // cypher-shell runs (in the Neo4j Browser, prefix the query with :auto):
 //
 //   cp facts.csv .factgraph/neo4j/import/
-//   cypher-shell -a bolt://127.0.0.1:7687 -u neo4j -p factgraph-local \
+//   factgraph cypher-shell \
 //     --param "scope => 'acme'" --param "url => 'file:///facts.csv'" \
 //     -f cypher/import_template_csv.cypher
 //

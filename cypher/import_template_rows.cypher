@@ -1,7 +1,7 @@
 // TEMPLATE for batch Cypher jobs: load one batch of facts given as a list of maps, $rows, into
 // the scope $scope. Use it from any driver (pass rows in batches of ~1,000) or cypher-shell:
 //
-//   cypher-shell -a bolt://127.0.0.1:7687 -u neo4j -p factgraph-local \
+//   factgraph cypher-shell \
 //     --param "scope => 'acme'" \
 //     --param "rows => [{id: 'acme-1', text: 'Melanie moved from Sweden', subject: 'Melanie',
 //                        predicate: 'moved_from', object: 'Sweden', tags: ['bio']}]" \

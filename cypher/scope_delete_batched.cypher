@@ -1,7 +1,7 @@
 // Delete a large scope in bounded transactions (e.g. 100,000 facts and their audit trail),
 // where cypher/scope_delete.cypher would need one huge transaction. CALL { } IN TRANSACTIONS
 // only runs in an auto-commit transaction: use cypher-shell, or graph.bulk.autocommit.
-//   cypher-shell -u neo4j -p factgraph-local --param "scope => 'bench'" -f cypher/scope_delete_batched.cypher
+//   factgraph cypher-shell --param "scope => 'bench'" -f cypher/scope_delete_batched.cypher
 CALL () {
   MATCH (f:Fact {scope: $scope}) RETURN f AS n
   UNION ALL

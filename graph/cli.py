@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from graph import cypher_shell
 from graph.config import Settings
 from graph.errors import FactgraphError
 from graph.neo4j_local import LocalNeo4j, Neo4jSetupError
@@ -27,10 +28,23 @@ def ensure_neo4j(settings: Settings) -> None:
         return
     local = LocalNeo4j(settings)
     status = local.start()
+    provide_cypher_shell(settings)
     print(
         f"factgraph: Neo4j {status.version} on {status.bolt_uri}, Browser at {status.browser_url}",
         file=sys.stderr,
     )
+
+
+def provide_cypher_shell(settings: Settings) -> None:
+    """Fetch cypher-shell with the local server, so the README's batch commands just work.
+
+    A failure here only costs `factgraph cypher-shell` (which retries and says why), never the
+    server itself.
+    """
+    try:
+        cypher_shell.CypherShell(settings).provision()
+    except Neo4jSetupError as exc:
+        print(f"factgraph: warning: cypher-shell not provisioned: {exc}", file=sys.stderr)
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -98,6 +112,7 @@ def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
     local = LocalNeo4j(settings)
     if args.action == "start":
         status = local.start()
+        provide_cypher_shell(settings)
         print(f"Neo4j {status.version} running (pid {status.pid}) on {status.bolt_uri}")
         print(f"Browser: {status.browser_url}  (user {settings.neo4j_user})")
         print(f"Logs: {local.logs_dir}")
@@ -184,6 +199,13 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p.add_argument("action", choices=["apply", "status", "print"])
     handlers["schema"] = cmd_schema
 
+    sub.add_parser(
+        "cypher-shell",
+        help="Neo4j's Cypher Shell connected to factgraph's server; every argument is passed "
+        "through (try `factgraph cypher-shell --help`)",
+        add_help=False,
+    )
+
     for register in _EXTRA_COMMANDS:
         register(sub, handlers)
     return parser, handlers
@@ -220,11 +242,18 @@ _EXTRA_COMMANDS.append(_register_keys)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == ["cypher-shell"]:
+        # Passed through untouched: argparse would claim cypher-shell's own options.
+        return _guarded(lambda: cypher_shell.run(Settings.from_env(), arguments[1:]))
     parser, handlers = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
+    return _guarded(lambda: handlers[args.command](args, Settings.from_env()))
+
+
+def _guarded(command: Callable[[], int]) -> int:
     try:
-        settings = Settings.from_env()
-        return handlers[args.command](args, settings)
+        return command()
     except (Neo4jSetupError, FactgraphError, ValueError) as exc:
         print(f"factgraph: error: {exc}", file=sys.stderr)
         return 2

@@ -207,6 +207,8 @@ class Settings:
     max_queue: int = DEFAULT_MAX_QUEUE  # in-flight + queued API requests; 0: unbounded
     retry_after: int = 1  # seconds, in the 503 that refuses a request past max_queue
     keep_alive: int = DEFAULT_KEEP_ALIVE  # seconds an idle HTTP connection is kept open
+    # REST requests that name no scope (the clients we are a drop-in for never send one).
+    default_scope: str = "default"
 
     @property
     def uses_local_neo4j(self) -> bool:
@@ -267,6 +269,7 @@ class Settings:
             max_queue=_env_nonnegative("FACTGRAPH_MAX_QUEUE", DEFAULT_MAX_QUEUE),
             retry_after=max(1, _env_nonnegative("FACTGRAPH_RETRY_AFTER", 1)),
             keep_alive=max(1, _env_nonnegative("FACTGRAPH_KEEP_ALIVE", DEFAULT_KEEP_ALIVE)),
+            default_scope=_env("FACTGRAPH_DEFAULT_SCOPE", "default").strip() or "default",
         )
 
 

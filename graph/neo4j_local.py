@@ -85,7 +85,7 @@ class LocalNeo4j:
 
     # -- prerequisites -------------------------------------------------------------------
     @staticmethod
-    def _require_java() -> None:
+    def require_java() -> None:
         java = shutil.which("java")
         if java is None:
             raise Neo4jSetupError(
@@ -102,7 +102,7 @@ class LocalNeo4j:
             )
 
     @staticmethod
-    def _require_maven() -> str:
+    def require_maven() -> str:
         mvn = shutil.which("mvn")
         if mvn is None:
             raise Neo4jSetupError(
@@ -118,10 +118,10 @@ class LocalNeo4j:
 
     def provision(self) -> None:
         """Resolve the server's jars from Maven Central once; later runs reuse the cache."""
-        self._require_java()
+        self.require_java()
         if self.is_provisioned():
             return
-        mvn = self._require_maven()
+        mvn = self.require_maven()
         work = self.dist_dir
         work.mkdir(parents=True, exist_ok=True)
         (work / "pom.xml").write_text(

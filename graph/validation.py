@@ -14,6 +14,7 @@ import pytz
 
 from graph.errors import ValidationError
 from graph.facts import FactInput
+from graph.turn_fields import lifted
 
 MAX_TEXT_CHARS = 8_000
 MAX_TAGS = 32
@@ -102,6 +103,11 @@ def validate(fact: FactInput) -> FactInput:
     """Return a normalised copy or raise ValidationError naming the first bad field."""
     if not isinstance(fact.text, str) or not fact.text.strip():
         raise ValidationError("text", "must not be empty")
+    if not isinstance(fact.metadata, dict):
+        raise ValidationError("metadata", "must be a JSON object")
+    session_id, turn = lifted(fact.session_id, fact.turn, fact.metadata)
+    if (session_id, turn) != (fact.session_id, fact.turn):
+        fact = dataclasses.replace(fact, session_id=session_id, turn=turn)
     if len(fact.text) > MAX_TEXT_CHARS:
         raise ValidationError("text", f"longer than {MAX_TEXT_CHARS} characters")
     if "\x00" in fact.text:

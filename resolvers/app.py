@@ -33,7 +33,7 @@ from graph.config import Settings
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
-from resolvers import rest
+from resolvers import rest, rest_memories
 from resolvers.admission import Admission
 from resolvers.context import Gate, memory_of
 from resolvers.limits import GuardedGraphQL
@@ -150,6 +150,7 @@ def create_app(
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
         Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
         *rest.routes,
+        *rest_memories.routes,
     ]
     middleware = [
         Middleware(RequestObserver),
@@ -167,6 +168,7 @@ def create_app(
     )
     app.state.gate = gate
     app.state.health_threads = anyio.CapacityLimiter(2)
+    app.state.default_scope = config.default_scope
     if memory is not None:
         app.state.memory = memory
         metrics.instrument(memory.db)

@@ -18,7 +18,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.types import Scope
 from strawberry.types import Info
 
-from graph.access import ApiKey, Role, Unauthenticated, check, is_loopback
+from graph.access import ANY_SCOPE, ApiKey, Role, Unauthenticated, check, is_loopback
 from graph.apikeys import KeyStore
 from graph.memory import Memory
 
@@ -95,6 +95,23 @@ def authorize(request: HTTPConnection, scope: str | None, role: str | Role = "re
             "an API key is required: send 'Authorization: Bearer <key>' or 'X-API-Key'"
         )
     check(key, scope, role)
+
+
+def rest_scope(request: Request) -> str:
+    """The scope a REST request acts on, so the documented calls (which name none) just work.
+
+    In order: the `X-Scope` header or `?scope=`; else the API key's scope when the key is bound
+    to exactly one; else the configured default (`FACTGRAPH_DEFAULT_SCOPE`), which is what a
+    key-less loopback caller gets. `authorize` still checks the key may use the scope chosen.
+    """
+    named = request.headers.get("x-scope") or request.query_params.get("scope")
+    if named:
+        return named
+    key = principal_of(request)
+    if key is not None and len(key.scopes) == 1 and key.scopes[0] != ANY_SCOPE:
+        return key.scopes[0]
+    default: str = request.app.state.default_scope
+    return default
 
 
 def authorize_request(request: Request, scope: str | None, role: str | Role = "reader") -> None:

@@ -3,8 +3,10 @@
 Request (JSON object; nothing else is accepted): query (required), top_k (1-100, default 10),
 partition_ids, tags, weight_relevance, weight_importance, weight_recency (default 1 each),
 prev_turns, next_turns (0-20, default 0). The scope comes from the `X-Scope` header (or the
-`scope` query parameter). Response: `{results: [{memory, score, recency_score,
-importance_score_normalized, relevance_score}], related: [memory]}`. A bad request gets 422
+`scope` query parameter), else the key's only scope, else FACTGRAPH_DEFAULT_SCOPE
+(`resolvers.context.rest_scope`): the documented calls send none. Response: `{results:
+[{memory, score, recency_score, importance_score_normalized, relevance_score}], related:
+[memory]}`. A bad request gets 422
 with `{"error": {"code", "field", "reason", "message"}}` naming the field as it was sent.
 Like GraphQL resolvers, this holds no ranking: it converts and calls `Memory.search`.
 """
@@ -25,7 +27,7 @@ from graph.errors import FactgraphError, ValidationError
 from graph.facts import Fact
 from graph.search import SearchOptions, SearchResult
 from graph.search.options import MAX_TOP_K, MAX_TURNS
-from resolvers.context import authorize, memory_of
+from resolvers.context import authorize, memory_of, rest_scope
 
 log = logging.getLogger("factgraph.rest")
 
@@ -130,9 +132,7 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
 
 async def search(request: Request) -> Response:
     try:
-        scope = request.headers.get("x-scope") or request.query_params.get("scope")
-        if not scope:
-            raise ValidationError("scope", "send the X-Scope header (or ?scope=)")
+        scope = rest_scope(request)
         authorize(request, scope, "reader")
         try:
             body = await request.json()

@@ -77,7 +77,7 @@ def test_missing_java_is_explained(second: LocalNeo4j, tmp_path: Path) -> None:
     env = {**os.environ, "PATH": str(tmp_path)}  # an empty PATH: no java, no mvn
     code = (
         "from graph.neo4j_local import LocalNeo4j; from graph.config import Settings;"
-        "LocalNeo4j(Settings.from_env())._require_java()"
+        "LocalNeo4j(Settings.from_env()).require_java()"
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode != 0
@@ -89,6 +89,6 @@ def test_missing_maven_is_explained_when_provisioning_is_needed(tmp_path: Path) 
     os.environ["PATH"] = str(tmp_path)
     try:
         with pytest.raises(Neo4jSetupError, match="Maven"):
-            LocalNeo4j._require_maven()
+            LocalNeo4j.require_maven()
     finally:
         os.environ["PATH"] = old

@@ -188,11 +188,12 @@ def test_all_zero_weights_and_bad_json_are_refused(http: httpx.Client, scope: st
     assert raw.status_code == 422 and raw.json()["error"]["field"] == "body"
 
 
-def test_scope_is_required_and_isolates(
+def test_scopes_isolate_and_no_scope_means_the_default_scope(
     http: httpx.Client, memory: Memory, scope: str, other_scope: str, notes: dict[str, str]
 ) -> None:
-    missing = http.post("/api/v1/search", json={"query": "key"})
-    assert missing.status_code == 422 and missing.json()["error"]["field"] == "scope"
+    unnamed = http.post("/api/v1/search", json={"query": "garage key kitchen"})
+    assert unnamed.status_code == 200  # FACTGRAPH_DEFAULT_SCOPE ("default"), not this scope
+    assert notes["garage"] not in {r["memory"]["id"] for r in unnamed.json()["results"]}
     memory.remember(other_scope, {"text": "Other tenant's garage key code 1234"})
     mine = post(http, scope, {"query": "garage key code", "top_k": 10}).json()
     assert notes["garage"] in {r["memory"]["id"] for r in mine["results"]}

@@ -25,6 +25,8 @@ from graph.bulk.autocommit import stream
 from graph.bulk.codec import extra_to_json, native, time_to_json
 from graph.bulk.spec import known_fact_properties
 from graph.db import Database
+from graph.errors import ValidationError
+from graph.turn_fields import lifted
 
 TIME_FIELDS = frozenset(
     {
@@ -90,6 +92,7 @@ def fact_line(
 ) -> dict[str, Any]:
     """One exported fact: the node's properties as JSON, plus its links."""
     known = known_fact_properties()
+    props = _with_turn_fields(props)
     out: dict[str, Any] = {}
     for name in FIELD_ORDER:
         value = props.get(name)
@@ -210,3 +213,19 @@ def export_to(
         Path(tmp_name).unlink(missing_ok=True)
         raise
     return ExportSummary(facts, entities, str(destination))
+
+
+def _with_turn_fields(props: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A fact written without top-level session/turn (e.g. by a raw Cypher job) but carrying
+    them in metadata is exported with them, as `remember` and `import` would have stored it."""
+    if props.get("session_id") is not None and props.get("turn") is not None:
+        return props
+    raw = props.get("metadata")
+    try:
+        metadata = json.loads(raw) if isinstance(raw, str) else raw
+        session_id, turn = lifted(props.get("session_id"), props.get("turn"), metadata)
+    except (ValueError, ValidationError):
+        return props
+    if (session_id, turn) == (props.get("session_id"), props.get("turn")):
+        return props
+    return {**props, "session_id": session_id, "turn": turn}

@@ -1,0 +1,116 @@
+"""`POST /api/v1/memories` and `GET /api/v1/memories/{id}/history`: writing and reading back.
+
+The API we reproduce stores a memory with `POST /api/v1/memories` and a body of `content`,
+`tags`, `importance_score` (its getting-started call), plus `partition_id`, `metadata`,
+`source`, `expires_at`; factgraph also takes `subject`, `predicate`, `object`, `session_id`,
+`turn`, `valid_from`, `valid_to`, so a write can contradict (supersede) an earlier one. The
+write goes through the same pipeline as GraphQL `remember`; the answer (201) is the stored
+memory record (as in search results) plus `decision` (insert, dedup, merge, supersede,
+quarantine) and `matched_id` (the existing memory it acted on). History answers the supersede
+chain, oldest first, each record with its `status`, `valid_from` and `valid_to`.
+The scope is chosen as for search (`resolvers.context.rest_scope`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from graph.errors import FactgraphError, ValidationError
+from graph.facts import Fact
+from resolvers.context import authorize, memory_of, rest_scope
+from resolvers.rest import error_response, memory_json
+
+# Request field -> FactInput field.
+FIELDS = {
+    "content": "text",
+    "tags": "tags",
+    "importance_score": "importance",
+    "partition_id": "partition",
+    "metadata": "metadata",
+    "source": "source",
+    "expires_at": "expires_at",
+    "subject": "subject",
+    "predicate": "predicate",
+    "object": "object",
+    "session_id": "session_id",
+    "turn": "turn",
+    "valid_from": "valid_from",
+    "valid_to": "valid_to",
+}
+_REST_NAMES = {domain: name for name, domain in FIELDS.items()}
+
+
+def fact_mapping(body: Any) -> dict[str, Any]:
+    """The FactInput fields of a request body; ValidationError names the field as sent."""
+    if not isinstance(body, dict):
+        raise ValidationError("body", "must be a JSON object")
+    unknown = sorted(set(body) - set(FIELDS))
+    if unknown:
+        raise ValidationError(unknown[0], "unknown field")
+    if not isinstance(body.get("content"), str):
+        raise ValidationError("content", "is required and must be a string")
+    if body.get("metadata") is not None and not isinstance(body["metadata"], dict):
+        raise ValidationError("metadata", "must be a JSON object")
+    return {FIELDS[name]: value for name, value in body.items() if value is not None}
+
+
+def history_json(fact: Fact) -> dict[str, Any]:
+    return {
+        **memory_json(fact),
+        "status": fact.status.value,
+        "valid_from": fact.valid_from.isoformat(),
+        "valid_to": fact.valid_to.isoformat() if fact.valid_to else None,
+    }
+
+
+async def create(request: Request) -> Response:
+    try:
+        scope = rest_scope(request)
+        authorize(request, scope, "writer")
+        try:
+            body = await request.json()
+        except ValueError:
+            raise ValidationError("body", "is not valid JSON") from None
+        data = fact_mapping(body)
+        try:
+            decision = await run_in_threadpool(
+                memory_of(request).remember_with_decision, scope, data, actor="rest"
+            )
+        except ValidationError as exc:
+            field = _REST_NAMES.get(exc.field, exc.field)
+            raise ValidationError(field, exc.reason) from None
+    except FactgraphError as exc:
+        return error_response(exc)
+    answer = {
+        **memory_json(decision.fact),
+        "decision": decision.kind.value,
+        "matched_id": decision.matched.id if decision.matched else None,
+    }
+    return JSONResponse(answer, status_code=201)
+
+
+async def history(request: Request) -> Response:
+    try:
+        scope = rest_scope(request)
+        authorize(request, scope, "reader")
+        fact_id = request.path_params["memory_id"]
+        chain = await run_in_threadpool(memory_of(request).history, scope, fact_id)
+    except FactgraphError as exc:
+        return error_response(exc)
+    if not chain:
+        return JSONResponse(
+            {"error": {"code": "NOT_FOUND", "message": "no memory with this id in this scope"}},
+            status_code=404,
+        )
+    return JSONResponse({"history": [history_json(fact) for fact in chain]})
+
+
+routes = [
+    Route("/api/v1/memories", create, methods=["POST"]),
+    Route("/api/v1/memories/{memory_id}/history", history, methods=["GET"]),
+]
