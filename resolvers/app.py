@@ -29,8 +29,9 @@ from graph.config import Settings
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
-from resolvers import rest
+from resolvers import browser_assets, rest
 from resolvers.context import Gate, memory_of
+from resolvers.graphiql import assets_route
 from resolvers.limits import GuardedGraphQL
 from resolvers.observe import (
     AuthMiddleware,
@@ -133,6 +134,8 @@ def create_app(
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
+        assets_route(),
+        *browser_assets.routes,
         *rest.routes,
     ]
     middleware = [
