@@ -18,7 +18,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -55,6 +54,8 @@ async def _drive(ws_url: str, page_url: str, out: str) -> str:
             await asyncio.sleep(0.5)
             if await evaluate("!!document.querySelector('.graphiql-execute-button')"):
                 break
+        editor = "document.querySelector('.graphiql-query-editor .CodeMirror').CodeMirror"
+        await evaluate(f"{editor}.setValue({json.dumps(QUERY)})")
         await evaluate("document.querySelector('.graphiql-execute-button').click()")
         response = ""
         for _ in range(40):
@@ -103,7 +104,7 @@ def main() -> int:
                         break
                 except OSError:
                     continue
-            page_url = f"{base}/graphql?query={urllib.parse.quote(QUERY)}"
+            page_url = f"{base}/graphql"
             response = asyncio.run(_drive(targets[0]["webSocketDebuggerUrl"], page_url, out))
         finally:
             proc.terminate()
