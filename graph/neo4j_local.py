@@ -158,6 +158,23 @@ class LocalNeo4j:
         tmp_lib.rename(self.lib_dir)
         (self.lib_dir / ".complete").write_text(self.local.version)
 
+    def browser_settings(self) -> str:
+        """The Browser applies factgraph's style sheet and opens its guide on connect.
+
+        The sheet and guide are served by the factgraph service (resolvers/browser_assets.py);
+        the Browser only fetches remote content from whitelisted hosts.
+        """
+        host = (
+            "localhost"
+            if self.settings.host in ("0.0.0.0", "127.0.0.1", "")
+            else self.settings.host
+        )
+        base = f"http://{host}:{self.settings.port}/neo4j-browser"
+        return (
+            f"browser.remote_content_hostname_whitelist={host},127.0.0.1\n"
+            f"browser.post_connect_cmd=style {base}/style.grass; play {base}/guide.html\n"
+        )
+
     def write_config(self) -> None:
         for folder in (self.conf_dir, self.data_dir, self.logs_dir, self.run_dir):
             folder.mkdir(parents=True, exist_ok=True)
@@ -183,7 +200,7 @@ server.memory.heap.max_size={self.local.heap}
 server.memory.pagecache.size={self.local.pagecache}
 dbms.usage_report.enabled=false
 db.tx_log.rotation.retention_policy=1 files
-"""
+{self.browser_settings()}"""
         (self.conf_dir / "neo4j.conf").write_text(conf)
 
     # -- process control -----------------------------------------------------------------

@@ -33,9 +33,10 @@ from graph.config import Settings
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
-from resolvers import rest, rest_memories
+from resolvers import browser_assets, rest, rest_memories
 from resolvers.admission import Admission
 from resolvers.context import Gate, memory_of
+from resolvers.graphiql import assets_route
 from resolvers.limits import GuardedGraphQL
 from resolvers.mcp_server.http import PATH as MCP_PATH
 from resolvers.mcp_server.http import McpEndpoint
@@ -149,6 +150,8 @@ def create_app(
         Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
         Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
+        assets_route(),
+        *browser_assets.routes,
         *rest.routes,
         *rest_memories.routes,
     ]

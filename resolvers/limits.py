@@ -15,6 +15,8 @@ from functools import partial
 from typing import Any
 
 from cross_web import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
 from strawberry.asgi import GraphQL
 from strawberry.extensions import (
     MaxAliasesLimiter,
@@ -23,6 +25,8 @@ from strawberry.extensions import (
     QueryDepthLimiter,
     SchemaExtension,
 )
+
+from resolvers.graphiql import offline_page
 
 MAX_DEPTH = 10
 MAX_ALIASES = 30
@@ -99,6 +103,10 @@ class GuardedGraphQL(GraphQL[Any, Any]):
     strawberry assumes a parsed body is an object or a batch list; `null`, `5` or `"x"` made it
     raise AttributeError deep inside. Anything the parser cannot take is a client error.
     """
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        """GraphiQL with its assets served by this service, so it works without internet."""
+        return HTMLResponse(offline_page(self.graphql_ide_html))
 
     async def parse_http_body(self, request: Any) -> Any:
         try:

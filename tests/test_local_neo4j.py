@@ -92,3 +92,18 @@ def test_missing_maven_is_explained_when_provisioning_is_needed(tmp_path: Path) 
             LocalNeo4j.require_maven()
     finally:
         os.environ["PATH"] = old
+
+
+def test_the_browser_applies_factgraphs_style_and_guide_on_connect(tmp_path: Path) -> None:
+    base = Settings()
+    settings = replace(
+        base, home=tmp_path, port=8123, local=replace(base.local, home=tmp_path / "neo4j")
+    )
+    server = LocalNeo4j(settings)
+    server.write_config()
+    conf = (server.conf_dir / "neo4j.conf").read_text().splitlines()
+    assert "browser.remote_content_hostname_whitelist=localhost,127.0.0.1" in conf
+    assert (
+        "browser.post_connect_cmd=style http://localhost:8123/neo4j-browser/style.grass; "
+        "play http://localhost:8123/neo4j-browser/guide.html"
+    ) in conf

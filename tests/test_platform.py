@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -80,6 +81,46 @@ def test_graphiql_is_served_to_a_browser(http: httpx.Client) -> None:
     response = http.get("/graphql", headers={"Accept": "text/html"})
     assert response.status_code == 200
     assert "graphiql" in response.text.lower()
+
+
+def test_graphiql_loads_its_assets_from_the_service_not_a_cdn(http: httpx.Client) -> None:
+    page = http.get("/graphql", headers={"Accept": "text/html"}).text
+    assert "unpkg.com" not in page
+    assets = re.findall(r'(?:src|href)="(/graphiql-assets/[^"]+)"', page)
+    assert len(assets) == 7
+    for asset in assets:
+        response = http.get(asset)
+        assert response.status_code == 200, asset
+        assert len(response.content) > 500, asset
+
+
+def test_the_neo4j_browser_style_sheet_captions_facts_by_status_and_text(
+    http: httpx.Client,
+) -> None:
+    response = http.get("/neo4j-browser/style.grass")
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == "*"
+    fact_rule = response.text.split("node.Fact {")[1].split("\n}")[0]
+    assert 'caption: "{status}: {text}";' in fact_rule
+    assert "relationship.SUPERSEDES {" in response.text
+
+
+def test_the_neo4j_browser_guide_has_parameterised_operator_queries(http: httpx.Client) -> None:
+    response = http.get("/neo4j-browser/guide.html")
+    assert response.status_code == 200
+    assert response.headers["access-control-allow-origin"] == "*"
+    page = response.text
+    for title in (
+        "supersede chain",
+        "quarantine queue",
+        "An entity's facts",
+        "A session's turns",
+        "audit of a fact",
+    ):
+        assert title in page
+    queries = re.findall(r'<pre class="pre-scrollable code runnable">(MATCH.*?)</pre>', page, re.S)
+    assert len(queries) == 5
+    assert all("$scope" in q for q in queries)
 
 
 def test_committed_schema_graphql_matches_the_code() -> None:
