@@ -10,6 +10,8 @@ SET old.status = 'superseded',
       WHEN old.valid_to IS NULL OR old.valid_to > $valid_until THEN $valid_until
       ELSE old.valid_to END,
     old.expired_at = $now,
-    old.updated_at = $now
+    old.updated_at = $now,
+    old:Superseded
+REMOVE old:Active
 CREATE (new)-[:SUPERSEDES {reason: $reason, at: $now}]->(old)
 RETURN old {.*, embedding: null} AS fact

@@ -27,6 +27,12 @@ CALL (row) {
     RETURN f
   }
   WITH row, same, f, same IS NULL AND f.id = row.props.id AS created
+  // The status label mirrors `status` for the Neo4j Browser's style (cypher/fact_insert.cypher).
+  CALL (row, f, created) {
+    WITH row, f WHERE created
+    SET f:$(CASE row.props.status WHEN 'active' THEN 'Active' WHEN 'quarantined' THEN 'Quarantined'
+            WHEN 'superseded' THEN 'Superseded' WHEN 'forgotten' THEN 'Forgotten' ELSE [] END)
+  }
   CALL (row, f, created) {
     WITH row, f WHERE created
     UNWIND keys(row.times) AS key

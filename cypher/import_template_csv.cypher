@@ -19,6 +19,7 @@ CALL (row) {
   WITH row WHERE nullIf(row.text, '') IS NOT NULL
   MERGE (f:Fact {id: coalesce(nullIf(row.id, ''), randomUUID())})
     ON CREATE SET
+      f:Active,
       f.scope = $scope,
       f.text = row.text,
       f.index_text = row.text,

@@ -17,6 +17,7 @@
 UNWIND $rows AS row
 MERGE (f:Fact {id: coalesce(row.id, randomUUID())})
   ON CREATE SET
+    f:Active,
     f.scope = $scope,
     f.text = row.text,
     f.index_text = row.text,

@@ -3,6 +3,10 @@
 The vector index is created with the embedder's dimension. An existing index with another
 dimension means the model changed since the data was embedded: querying would fail or, worse,
 compare vectors of different models, so start-up stops and says to run `factgraph reembed`.
+
+Facts carry a label mirroring their status (:Active, :Quarantined, :Superseded, :Forgotten) so
+that the Neo4j Browser, which styles nodes by label only, can colour them by status; facts
+written before those labels existed get theirs here, once.
 """
 
 from __future__ import annotations
@@ -51,6 +55,16 @@ def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float
         db.driver.execute_query(
             "CALL db.awaitIndexes($seconds)", parameters_={"seconds": int(wait)}, database_=db.name
         )
+    label_statuses(db)
+
+
+def label_statuses(db: Database) -> int:
+    """Give older facts their status label; returns how many lacked one."""
+    missing = int(db.read("fact_status_label_gap")[0]["missing"])
+    if missing > 0:
+        with db._translate("fact_status_label_backfill"), db.driver.session(database=db.name) as s:
+            s.run(cypher.load("fact_status_label_backfill")).consume()
+    return missing
 
 
 def index_states(db: Database) -> list[IndexState]:

@@ -94,7 +94,7 @@ def test_graphiql_loads_its_assets_from_the_service_not_a_cdn(http: httpx.Client
         assert len(response.content) > 500, asset
 
 
-def test_the_neo4j_browser_style_sheet_captions_facts_by_status_and_text(
+def test_the_neo4j_browser_style_sheet_captions_facts_by_text_and_colours_them_by_status(
     http: httpx.Client,
 ) -> None:
     response = http.get("/neo4j-browser/style.grass")
@@ -102,6 +102,11 @@ def test_the_neo4j_browser_style_sheet_captions_facts_by_status_and_text(
     assert response.headers["access-control-allow-origin"] == "*"
     fact_rule = response.text.split("node.Fact {")[1].split("\n}")[0]
     assert 'caption: "{status}: {text}";' in fact_rule
+    colours = {
+        label: response.text.split(f"node.{label} {{")[1].split("color: ")[1].split(";")[0]
+        for label in ("Active", "Quarantined", "Superseded", "Forgotten")
+    }
+    assert len(set(colours.values())) == 4, colours  # each status its own colour
     assert "relationship.SUPERSEDES {" in response.text
 
 
