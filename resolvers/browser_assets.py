@@ -2,7 +2,10 @@
 
 Facts have no `name`-like property, so the Browser captions them with cut-off metadata;
 the GRASS sheet captions them with their status and text. The Browser fetches both from
-its own page (another origin), hence the permissive CORS header on these two static files.
+its own page (another origin), hence the permissive CORS headers on these two static files.
+Its fetches to `localhost` carry a `sentry-trace` header (the Browser's error reporting), so
+Chromium sends a CORS preflight first: the OPTIONS answer below is what lets the Browser's
+`browser.post_connect_cmd` apply the sheet at all (bench/browser_screenshot.py shows it).
 """
 
 from __future__ import annotations
@@ -16,22 +19,43 @@ from starlette.routing import Route
 BROWSER_DIR = Path(__file__).parent / "static" / "browser"
 STYLE_PATH = "/neo4j-browser/style.grass"
 GUIDE_PATH = "/neo4j-browser/guide.html"
+_CORS = {"Access-Control-Allow-Origin": "*"}
+
+
+def _preflight(request: Request) -> Response:
+    """Allow the GET whatever headers the page adds; these files are public and static."""
+    headers = {
+        **_CORS,
+        "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+        "Access-Control-Max-Age": "600",
+    }
+    asked = request.headers.get("access-control-request-headers")
+    if asked:
+        headers["Access-Control-Allow-Headers"] = asked
+    if request.headers.get("access-control-request-private-network") == "true":
+        headers["Access-Control-Allow-Private-Network"] = "true"
+    return Response(status_code=204, headers=headers)
 
 
 async def style(request: Request) -> Response:
+    if request.method == "OPTIONS":
+        return _preflight(request)
     return FileResponse(
         BROWSER_DIR / "factgraph.grass",
         media_type="text/plain; charset=utf-8",
-        headers={"Access-Control-Allow-Origin": "*"},
+        headers=_CORS,
     )
 
 
 async def guide(request: Request) -> Response:
+    if request.method == "OPTIONS":
+        return _preflight(request)
     return FileResponse(
         BROWSER_DIR / "guide.html",
         media_type="text/html; charset=utf-8",
-        headers={"Access-Control-Allow-Origin": "*"},
+        headers=_CORS,
     )
 
 
-routes = [Route(STYLE_PATH, style), Route(GUIDE_PATH, guide)]
+_METHODS = ["GET", "HEAD", "OPTIONS"]
+routes = [Route(STYLE_PATH, style, methods=_METHODS), Route(GUIDE_PATH, guide, methods=_METHODS)]

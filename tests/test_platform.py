@@ -101,13 +101,37 @@ def test_the_neo4j_browser_style_sheet_captions_facts_by_text_and_colours_them_b
     assert response.status_code == 200
     assert response.headers["access-control-allow-origin"] == "*"
     fact_rule = response.text.split("node.Fact {")[1].split("\n}")[0]
-    assert 'caption: "{status}: {text}";' in fact_rule
+    assert 'caption: "{status} - {text}";' in fact_rule
+    # The Browser's GRASS parser splits a declaration on ":" and drops it unless that gives
+    # exactly two parts, so a colon inside a value (`"{status}: {text}"`) loses the caption.
+    for declaration in response.text.splitlines():
+        assert declaration.count(":") <= 1, declaration
     colours = {
         label: response.text.split(f"node.{label} {{")[1].split("color: ")[1].split(";")[0]
         for label in ("Active", "Quarantined", "Superseded", "Forgotten")
     }
     assert len(set(colours.values())) == 4, colours  # each status its own colour
     assert "relationship.SUPERSEDES {" in response.text
+
+
+def test_the_neo4j_browser_assets_answer_the_cors_preflight_of_the_browser(
+    http: httpx.Client,
+) -> None:
+    # The Browser's fetches to localhost carry a sentry-trace header, so Chromium asks first;
+    # a 405 there made `:style` / `:play` fail with "Failed to fetch" (bench/browser_screenshot.py).
+    for path in ("/neo4j-browser/style.grass", "/neo4j-browser/guide.html"):
+        response = http.options(
+            path,
+            headers={
+                "Origin": "http://localhost:7474",
+                "Access-Control-Request-Method": "GET",
+                "Access-Control-Request-Headers": "sentry-trace",
+            },
+        )
+        assert response.status_code == 204, path
+        assert response.headers["access-control-allow-origin"] == "*"
+        assert "GET" in response.headers["access-control-allow-methods"]
+        assert response.headers["access-control-allow-headers"] == "sentry-trace"
 
 
 def test_the_neo4j_browser_guide_has_parameterised_operator_queries(http: httpx.Client) -> None:
