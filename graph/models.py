@@ -84,6 +84,24 @@ class Fact(StructuredNode):
     supersedes = RelationshipTo("Fact", "SUPERSEDES", model=Supersedes)
 
 
+# Each fact also carries a label mirroring its status (for the Neo4j Browser's style sheet);
+# neomodel resolves a node by its whole label set, so each combination needs its class.
+class ActiveFact(Fact):
+    __label__ = "Active"
+
+
+class QuarantinedFact(Fact):
+    __label__ = "Quarantined"
+
+
+class SupersededFact(Fact):
+    __label__ = "Superseded"
+
+
+class ForgottenFact(Fact):
+    __label__ = "Forgotten"
+
+
 class AuditEvent(StructuredNode):
     __label__ = "AuditEvent"
     uid = StringProperty(db_property="id", required=True)

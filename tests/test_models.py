@@ -41,3 +41,6 @@ def test_a_supersede_chain_reads_back_through_the_object_mapper(
     assert sorted(e.canonical for e in previous.entities.all()) == ["ana", "porto"]
     assert [t.name for t in previous.tagged.all()] == ["home"]
     assert previous.valid_to == new.valid_from
+    # The status label picks the class: still a Fact, and says its status in the Browser too.
+    assert isinstance(node, models.ActiveFact) and isinstance(previous, models.SupersededFact)
+    assert isinstance(previous, models.Fact)
