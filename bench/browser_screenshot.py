@@ -30,8 +30,6 @@ import asyncio
 import base64
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -43,6 +41,8 @@ from typing import Any
 
 import neo4j
 import websockets
+
+from bench.chromium import find_chromium, page_socket
 
 # Ports of this check's own Neo4j and service (the defaults 7687/7474/8000 are often taken).
 PORTS = {
@@ -358,7 +358,7 @@ def main() -> int:
     args.browser = args.browser if args.browser.endswith("/") else args.browser + "/"
     args.service = args.service.rstrip("/")
 
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = find_chromium()
     if browser is None:
         print("skipped: no chromium on PATH")
         return 0
@@ -394,40 +394,8 @@ def main() -> int:
 def screenshot(browser: str, args: argparse.Namespace) -> dict[str, Any]:
     port = int(os.environ.get("CDP_PORT", "9348"))
     report: dict[str, Any] = {}
-    # Chromium's helper processes may still write to the profile as the browser exits.
-    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:
-        proc = subprocess.Popen(
-            [
-                browser,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                f"--remote-debugging-port={port}",
-                f"--user-data-dir={profile}",
-                f"--window-size={args.width},{args.height}",
-                "about:blank",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,  # its own process group: its helpers end with it
-        )
-        try:
-            targets: list[dict[str, Any]] = []
-            for _ in range(50):
-                time.sleep(0.2)
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json") as r:
-                        targets = [t for t in json.load(r) if t.get("type") == "page"]
-                    if targets:
-                        break
-                except OSError:
-                    continue
-            if not targets:
-                raise RuntimeError(f"chromium opened no DevTools port {port}")
-            asyncio.run(drive(targets[0]["webSocketDebuggerUrl"], args, report))
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait()
+    with page_socket(browser, port, [f"--window-size={args.width},{args.height}"]) as ws_url:
+        asyncio.run(drive(ws_url, args, report))
     return report
 
 

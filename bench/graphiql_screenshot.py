@@ -13,15 +13,12 @@ import asyncio
 import base64
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
-import urllib.request
 from typing import Any
 
 import websockets
+
+from bench.chromium import find_chromium, page_socket
 
 QUERY = "{ health { ok neo4j embedder } }"
 
@@ -74,41 +71,13 @@ async def _drive(ws_url: str, page_url: str, out: str) -> str:
 def main() -> int:
     base = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8400"
     out = sys.argv[2] if len(sys.argv) > 2 else "graphiql.png"
-    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    browser = find_chromium()
     if browser is None:
         print("skipped: no chromium on PATH")
         return 0
     port = int(os.environ.get("CDP_PORT", "9347"))
-    with tempfile.TemporaryDirectory() as profile:
-        proc = subprocess.Popen(
-            [
-                browser,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                f"--remote-debugging-port={port}",
-                f"--user-data-dir={profile}",
-                "about:blank",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            targets: list[dict[str, Any]] = []
-            for _ in range(50):
-                time.sleep(0.2)
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json") as r:
-                        targets = [t for t in json.load(r) if t.get("type") == "page"]
-                    if targets:
-                        break
-                except OSError:
-                    continue
-            page_url = f"{base}/graphql"
-            response = asyncio.run(_drive(targets[0]["webSocketDebuggerUrl"], page_url, out))
-        finally:
-            proc.terminate()
-            proc.wait()
+    with page_socket(browser, port) as ws_url:
+        response = asyncio.run(_drive(ws_url, f"{base}/graphql", out))
     print(f"screenshot: {out}")
     print(f"result pane: {response!r}")
     return 0 if "embedder" in response else 1

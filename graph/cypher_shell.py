@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 
 from graph.config import Settings
-from graph.neo4j_local import LocalNeo4j, Neo4jSetupError
+from graph.neo4j_local import LocalNeo4j, copy_maven_dependencies
 
 MAIN_CLASS = "org.neo4j.shell.Main"
 
@@ -66,31 +66,7 @@ class CypherShell:
             f"factgraph: fetching Cypher Shell {self.version} from Maven Central (first run only)",
             file=sys.stderr,
         )
-        partial = self.dist_dir / "lib.partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        proc = subprocess.run(
-            [
-                mvn,
-                "-q",
-                "-B",
-                "-f",
-                str(pom),
-                "dependency:copy-dependencies",
-                f"-DoutputDirectory={partial}",
-                "-DincludeScope=runtime",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            raise Neo4jSetupError(
-                "Maven could not resolve org.neo4j:cypher-shell from Maven Central:\n"
-                + (proc.stdout + proc.stderr)[-2000:]
-            )
-        shutil.rmtree(self.lib_dir, ignore_errors=True)
-        partial.rename(self.lib_dir)
-        (self.lib_dir / ".complete").write_text(self.version)
+        copy_maven_dependencies(mvn, pom, self.lib_dir, "org.neo4j:cypher-shell", self.version)
 
     def command(self, args: Sequence[str]) -> list[str]:
         java = shutil.which("java") or "java"

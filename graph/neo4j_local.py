@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import neo4j
 from neo4j.exceptions import AuthError, ServiceUnavailable
@@ -63,6 +64,39 @@ class Status:
     browser_url: str
     version: str | None
     detail: str
+
+
+def copy_maven_dependencies(mvn: str, pom: Path, lib_dir: Path, what: str, version: str) -> None:
+    """Copy the runtime jars a pom names into `lib_dir`, whole or not at all.
+
+    The jars land in a sibling folder first and are renamed into place, and `.complete` is
+    written last, so an interrupted fetch is redone rather than used half-finished.
+    """
+    partial = lib_dir.with_name(lib_dir.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    proc = subprocess.run(
+        [
+            mvn,
+            "-q",
+            "-B",
+            "-f",
+            str(pom),
+            "dependency:copy-dependencies",
+            f"-DoutputDirectory={partial}",
+            "-DincludeScope=runtime",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise Neo4jSetupError(
+            f"Maven could not resolve {what} from Maven Central:\n"
+            + (proc.stdout + proc.stderr)[-2000:]
+        )
+    shutil.rmtree(lib_dir, ignore_errors=True)
+    partial.rename(lib_dir)
+    (lib_dir / ".complete").write_text(version)
 
 
 class LocalNeo4j:
@@ -132,31 +166,7 @@ class LocalNeo4j:
             "(first run only, about a minute)...",
             file=sys.stderr,
         )
-        tmp_lib = work / "lib.partial"
-        shutil.rmtree(tmp_lib, ignore_errors=True)
-        proc = subprocess.run(
-            [
-                mvn,
-                "-q",
-                "-B",
-                "-f",
-                str(work / "pom.xml"),
-                "dependency:copy-dependencies",
-                f"-DoutputDirectory={tmp_lib}",
-                "-DincludeScope=runtime",
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if proc.returncode != 0:
-            raise Neo4jSetupError(
-                "Maven could not resolve Neo4j from Maven Central:\n"
-                + (proc.stdout + proc.stderr)[-2000:]
-            )
-        shutil.rmtree(self.lib_dir, ignore_errors=True)
-        tmp_lib.rename(self.lib_dir)
-        (self.lib_dir / ".complete").write_text(self.local.version)
+        copy_maven_dependencies(mvn, work / "pom.xml", self.lib_dir, "Neo4j", self.local.version)
 
     def browser_settings(self) -> str:
         """The Browser applies factgraph's style sheet and opens its guide on connect.
