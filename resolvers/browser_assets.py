@@ -10,6 +10,7 @@ Chromium sends a CORS preflight first: the OPTIONS answer below is what lets the
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from starlette.requests import Request
@@ -37,25 +38,19 @@ def _preflight(request: Request) -> Response:
     return Response(status_code=204, headers=headers)
 
 
-async def style(request: Request) -> Response:
-    if request.method == "OPTIONS":
-        return _preflight(request)
-    return FileResponse(
-        BROWSER_DIR / "factgraph.grass",
-        media_type="text/plain; charset=utf-8",
-        headers=_CORS,
-    )
+def _serve(file_name: str, media_type: str) -> Callable[[Request], Awaitable[Response]]:
+    """A public static file, readable from the Browser's own origin."""
 
+    async def endpoint(request: Request) -> Response:
+        if request.method == "OPTIONS":
+            return _preflight(request)
+        return FileResponse(BROWSER_DIR / file_name, media_type=media_type, headers=_CORS)
 
-async def guide(request: Request) -> Response:
-    if request.method == "OPTIONS":
-        return _preflight(request)
-    return FileResponse(
-        BROWSER_DIR / "guide.html",
-        media_type="text/html; charset=utf-8",
-        headers=_CORS,
-    )
+    return endpoint
 
 
 _METHODS = ["GET", "HEAD", "OPTIONS"]
-routes = [Route(STYLE_PATH, style, methods=_METHODS), Route(GUIDE_PATH, guide, methods=_METHODS)]
+routes = [
+    Route(STYLE_PATH, _serve("factgraph.grass", "text/plain; charset=utf-8"), methods=_METHODS),
+    Route(GUIDE_PATH, _serve("guide.html", "text/html; charset=utf-8"), methods=_METHODS),
+]
