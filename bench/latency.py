@@ -1,4 +1,4 @@
-"""Search and write latency of factgraph beside Neo4j's own floor, at 10,000 and 100,000 facts.
+"""Search and write latency of factgraph beside Neo4j's own floor, from 10,000 to 1,000,000 facts.
 
 For each size, a scope is seeded reproducibly from --seed (bench/latency_corpus.py: people,
 places, projects; entities from subject and object; tags; sessions of turns; supersede chains)
@@ -15,19 +15,26 @@ with the fast importer and vectors from a pool of real embeddings, then measured
             size's measurements, as a service that has been up a while has seen: Neo4j's JIT
             has compiled its index searches, and Lucene has merged the seeding's segments
   writes    remember with the pipeline on and off; browse: lexical search and timeline
-  memory    the service process's resident set across --rss-searches GraphQL searches
+  memory    the service process's resident set across --rss-searches GraphQL searches; the
+            database's size on disk, its page-cached part, and Neo4j's heap, page cache and RSS
+  layouts   each size alone in the database in one scope, or spread over --scopes equal
+            scopes (searching the first), as many tenants share one database
 
 Every measured search uses a query never asked before, so the query-embedding cache never
-helps. Results go to bench/results/latency.{md,png,json}. Not part of `make test`.
+helps. Results go to bench/results/latency.{md,png,json} and latency-size.png (latency against
+size, log axes). Not part of `make test`.
 
     .venv/bin/python bench/latency.py                          # 10,000 and 100,000 facts
     .venv/bin/python bench/latency.py --facts 2000 --queries 30 --rss-searches 500
     .venv/bin/python bench/latency.py --skip-100k --keep       # keep the seeded scope
+    # a million facts, in one scope and over 100 scopes, merged beside the smaller sizes' rows:
+    .venv/bin/python bench/latency.py --facts 1000000 --scopes 1 100 --pool 80000 --merge
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import http.client
 import json
 import os
@@ -54,12 +61,23 @@ from bench.latency_corpus import (
     fact_rows,
     pool_vectors,
 )
-from bench.latency_report import Figure, machine, markdown, plot, stamp
+from bench.latency_report import (
+    Figure,
+    layout_title,
+    machine,
+    markdown,
+    plot,
+    plot_scaling,
+    stamp,
+    store_markdown,
+)
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
 from graph.embedding import Embedder
 from graph.memory import Memory
+from graph.neo4j_local import LocalNeo4j
+from graph.neo4j_memory import MIB, page_cached_bytes
 from graph.search import SearchOptions, access, to_lucene
 from graph.search.candidates import fetch_size, shares
 from graph.search.lucene import scoped
@@ -191,8 +209,15 @@ def figure(
 
 
 # -- seeding -----------------------------------------------------------------------------------
-def scope_name(facts: int, seed: int) -> str:
-    return f"bench-latency-{facts}-s{seed}"
+def scope_name(facts: int, seed: int, scopes: int = 1, index: int = 0) -> str:
+    if scopes == 1:
+        return f"bench-latency-{facts}-s{seed}"
+    return f"bench-latency-{facts}-s{seed}-of{scopes}-{index:03d}"
+
+
+def layout_scopes(facts: int, seed: int, scopes: int) -> list[str]:
+    """Every scope of a layout; searches ask the first."""
+    return [scope_name(facts, seed, scopes, i) for i in range(scopes)]
 
 
 def fact_count(memory: Memory, scope: str) -> int:
@@ -200,7 +225,17 @@ def fact_count(memory: Memory, scope: str) -> int:
     return int(memory.db.read("fact_scope_count", params)[0][0])
 
 
-def seed_scope(memory: Memory, scope: str, facts: int, seed: int, pool_size: int) -> float:
+def seeded(memory: Memory, facts: int, seed: int, scopes: int) -> bool:
+    per_scope = facts // scopes
+    return all(fact_count(memory, s) >= per_scope for s in layout_scopes(facts, seed, scopes))
+
+
+def seed_layout(memory: Memory, facts: int, seed: int, scopes: int, pool_size: int) -> float:
+    """`facts` facts in `scopes` equal scopes; each scope has its own sessions and ids.
+
+    The first scope's rows come from `seed` itself, so the sessions the browse series pages
+    through exist in the scope searched; the others from seeds derived from it.
+    """
     pool = core_pool(seed, pool_size)
     started = time.perf_counter()
     vectors = pool_vectors(memory.embedder, pool, memory.settings.home / "bench-cache")
@@ -208,11 +243,19 @@ def seed_scope(memory: Memory, scope: str, facts: int, seed: int, pool_size: int
         f"pool of {len(pool)} sentences embedded in {time.perf_counter() - started:.0f}s",
         file=sys.stderr,
     )
+    started = time.perf_counter()
+    for index, scope in enumerate(layout_scopes(facts, seed, scopes)):
+        row_seed = seed if index == 0 else seed * 1000 + index
+        seed_scope(memory, scope, fact_rows(row_seed, facts // scopes, pool, vectors))
+    return time.perf_counter() - started
+
+
+def seed_scope(memory: Memory, scope: str, rows: Iterator[dict[str, Any]]) -> None:
     delete_scope(memory.db, scope)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "facts.jsonl"
         with path.open("w", encoding="utf-8") as out:
-            for row in fact_rows(seed, facts, pool, vectors):
+            for row in rows:
                 out.write(json.dumps(row) + "\n")
         started = time.perf_counter()
         summary = run_import(
@@ -227,7 +270,25 @@ def seed_scope(memory: Memory, scope: str, facts: int, seed: int, pool_size: int
     )
     if summary.errors:
         print("\n".join(str(e) for e in summary.errors[:5]), file=sys.stderr)
-    return seconds
+
+
+def store_figures(settings: Settings, service_pid: int) -> dict[str, Any]:
+    """The database's size on disk, its page-cached part, and both processes' memory."""
+    if not settings.uses_local_neo4j:
+        return {}
+    local = LocalNeo4j(settings)
+    database = local.data_dir / "databases" / settings.neo4j_database
+    total = sum(p.stat().st_size for p in database.rglob("*") if p.is_file())
+    cached = page_cached_bytes(database)
+    status = local.status()
+    return {
+        "database_mib": total / MIB,
+        "page_cached_mib": cached / MIB,
+        "lucene_mib": (total - cached) / MIB,
+        **local.configured_memory(),
+        "neo4j_rss_mib": rss_mib(status.pid) if status.pid else 0.0,
+        "service_rss_mib": rss_mib(service_pid),
+    }
 
 
 # -- the service under test ------------------------------------------------------------------
@@ -658,6 +719,18 @@ def main() -> int:
     parser.add_argument("--configs", nargs="+", choices=list(CONFIGS), help="searches to run")
     parser.add_argument("--interfaces", nargs="+", default=["python", "graphql", "rest"])
     parser.add_argument("--seed-only", action="store_true", help="seed (and keep) the scopes")
+    parser.add_argument(
+        "--scopes",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="spread each size over this many equal scopes and search the first (e.g. 1 100)",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="keep the other layouts' rows of the existing latency.json beside this run's",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -665,6 +738,7 @@ def main() -> int:
         serve(args.serve)
         return 0
     sizes = [n for n in args.facts if not (args.skip_100k and n >= 100_000)]
+    layouts = [(facts, scopes) for facts in sizes for scopes in args.scopes]
     info = {"started": stamp(), **machine()}
     settings = Settings.from_env()
     memory = Memory.connect(settings)
@@ -674,14 +748,14 @@ def main() -> int:
     )
     info["model"] = f"{memory.embedder.id}, {settings.embed_threads} threads"
     if args.seed_only:
-        for facts in sizes:
-            scope = scope_name(facts, args.seed)
-            if not (args.reuse and fact_count(memory, scope) >= facts):
-                seed_scope(memory, scope, facts, args.seed, args.pool)
+        for facts, scopes in layouts:
+            if not (args.reuse and seeded(memory, facts, args.seed, scopes)):
+                seed_layout(memory, facts, args.seed, scopes, args.pool)
         memory.close()
         return 0
     bench = Bench(memory, args, Queries(args.seed))
     rss: dict[int, list[tuple[int, float]]] = {}
+    store: dict[str, dict[str, Any]] = {}
     notes = [
         f"Facts share vectors from a pool of {args.pool:,} distinct sentences embedded by the "
         "real model (bench/latency_corpus.py); queries are embedded live, each one new.",
@@ -695,49 +769,104 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "service.log") as (base, pid):
         clients = Clients(base)
         try:
-            for facts in sizes:
-                scope = scope_name(facts, args.seed)
-                if not (args.reuse and fact_count(memory, scope) >= facts):
-                    seconds = seed_scope(memory, scope, facts, args.seed, args.pool)
-                    notes.append(f"Seeding {facts:,} facts took {seconds:.0f}s (fast import).")
+            for facts, scopes in layouts:
+                scope = scope_name(facts, args.seed, scopes)
+                if not (args.reuse and seeded(memory, facts, args.seed, scopes)):
+                    seconds = seed_layout(memory, facts, args.seed, scopes, args.pool)
+                    notes.append(
+                        f"Seeding {layout_title((facts, scopes))} took {seconds:.0f}s "
+                        "(fast import)."
+                    )
                 size = shares.share(memory.db, scope)
                 notes.append(
-                    f"The {facts:,}-fact scope held {size.share:.0%} of the database's "
-                    f"{size.total:,} facts: the vector index was asked for k = "
-                    f"{bench.vector_k(scope)} neighbours (graph/search/candidates.py)."
+                    f"{layout_title((facts, scopes))}: the scope searched held {size.share:.1%} "
+                    f"of the database's {size.total:,} facts: the vector index was asked for "
+                    f"k = {bench.vector_k(scope)} neighbours (graph/search/candidates.py)."
                 )
+                first = len(bench.figures)
                 try:
                     bench.warm_up(scope, clients)
+                    store[layout_title((facts, scopes))] = store_figures(settings, pid)
                     bench.floor(facts, scope)
                     bench.searches(facts, scope, clients)
                     bench.browse(facts, scope)
                     bench.writes(facts, scope)
-                    if facts == max(sizes) and args.rss_searches:
+                    if scopes == 1 and facts == max(sizes) and args.rss_searches:
                         rss[facts] = bench.rss(scope, clients, pid)
                 finally:
+                    for f in bench.figures[first:]:
+                        f.scopes = scopes
                     if not args.keep:
                         access.recorder(memory.db).flush(60)
-                        delete_scope(memory.db, scope)
+                        for name in layout_scopes(facts, args.seed, scopes):
+                            delete_scope(memory.db, name)
         finally:
             clients.close()
     info["finished"] = stamp()
     info["load after"] = machine()["uptime"]
+    figures = bench.figures
+    if args.merge:
+        figures, rss, store = merged(out / "latency.json", figures, rss, store, info)
     (out / "latency.json").write_text(
         json.dumps(
             {
                 "info": info,
-                "figures": [f.as_json() for f in bench.figures],
+                "figures": [f.as_json() for f in figures],
                 "rss": {str(k): v for k, v in rss.items()},
+                "store": store,
                 "notes": notes,
             },
             indent=1,
         )
     )
-    (out / "latency.md").write_text(markdown(bench.figures, info, rss, notes))
-    plot(bench.figures, rss, info, out / "latency.png")
-    print(f"wrote {out / 'latency.md'}, latency.png, latency.json", file=sys.stderr)
+    (out / "latency.md").write_text(
+        markdown(figures, info, rss, notes) + "\n" + "\n".join(store_markdown(store))
+    )
+    plot(figures, rss, info, out / "latency.png")
+    plot_scaling(figures, out / "latency-size.png")
+    print(
+        f"wrote {out / 'latency.md'}, latency.png, latency-size.png, latency.json", file=sys.stderr
+    )
     memory.close()
     return 0
+
+
+def merged(
+    path: Path,
+    figures: list[Figure],
+    rss: dict[int, list[tuple[int, float]]],
+    store: dict[str, dict[str, Any]],
+    info: dict[str, str],
+) -> tuple[list[Figure], dict[int, list[tuple[int, float]]], dict[str, dict[str, Any]]]:
+    """This run's layouts beside an earlier run's others, so one file holds every size.
+
+    A million facts take most of an hour to seed and measure; re-measuring the smaller sizes
+    beside it is optional. Each row keeps its paired floor, so ratios stay comparable across
+    runs even when the machine's speed is not.
+    """
+    if not path.exists():
+        return figures, rss, store
+    earlier = json.loads(path.read_text())
+    measured = {f.layout for f in figures}
+    names = {f.name for f in dataclasses.fields(Figure)}
+    kept = [
+        Figure(**{k: v for k, v in row.items() if k in names})
+        for row in earlier.get("figures", [])
+        if (row["facts"], row.get("scopes", 1)) not in measured
+    ]
+    if kept:
+        layouts = ", ".join(layout_title(x) for x in sorted({f.layout for f in kept}))
+        info["merged"] = (
+            f"{layouts}: rows of the run of {earlier.get('info', {}).get('started', '?')} UTC"
+        )
+    old_rss = {int(k): [tuple(x) for x in v] for k, v in earlier.get("rss", {}).items()}
+    all_rss = {**{k: v for k, v in old_rss.items() if k not in rss}, **rss}
+    all_store = {**earlier.get("store", {}), **store}
+    return (
+        sorted([*kept, *figures], key=lambda f: f.layout),
+        all_rss,
+        all_store,
+    )
 
 
 if __name__ == "__main__":

@@ -32,6 +32,12 @@ class Figure:
     floor_p50: float | None = None
     floor_p95: float | None = None
     parts_ms: dict[str, float] = field(default_factory=dict)
+    # The database's facts are spread over this many equal scopes; searches ask the first.
+    scopes: int = 1
+
+    @property
+    def layout(self) -> tuple[int, int]:
+        return (self.facts, self.scopes)
 
     @property
     def ratio_p50(self) -> float | None:
@@ -115,16 +121,17 @@ def markdown(
         "seeding import left only at a later write).",
         "",
     ]
-    for facts in sorted({f.facts for f in figures}):
+    for layout in sorted({f.layout for f in figures}):
+        facts = layout[0]
         lines += [
-            f"## {facts:,} facts",
+            f"## {layout_title(layout)}",
             "",
             "| what | via | clients | n | p50 | p95 | p99 | req/s | floor p50 | floor p95 "
             "| ratio p50 | ratio p95 |",
             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
         ]
         for f in figures:
-            if f.facts != facts:
+            if f.layout != layout:
                 continue
             err = f" ({f.errors} errors)" if f.errors else ""
             lines.append(
@@ -134,7 +141,7 @@ def markdown(
                 f"| {_num(f.ratio_p50, 2)} | {_num(f.ratio_p95, 2)} |"
             )
         lines.append("")
-        parts = [f for f in figures if f.facts == facts and f.parts_ms]
+        parts = [f for f in figures if f.layout == layout and f.parts_ms]
         if parts:
             lines += [
                 "Where a single-client Python API search spends its time (median ms of the "
@@ -182,12 +189,14 @@ def plot(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    sizes = sorted({f.facts for f in figures if f.group == "search"})
+    sizes = sorted({f.layout for f in figures if f.group == "search"})
     panels = len(sizes) + (1 if any(rss.values()) else 0)
     fig, axes = plt.subplots(panels, 1, figsize=(11, 4.2 * panels), squeeze=False)
     colours = {"python": "#4c72b0", "graphql": "#dd8452", "rest": "#55a868", "floor": "#8c8c8c"}
-    for ax, facts in zip(axes[:, 0], sizes, strict=False):
-        single = [f for f in figures if f.facts == facts and f.group == "search" and f.clients == 1]
+    for ax, layout in zip(axes[:, 0], sizes, strict=False):
+        single = [
+            f for f in figures if f.layout == layout and f.group == "search" and f.clients == 1
+        ]
         names = list(dict.fromkeys(f.name for f in single))
         width = 0.2
         for offset, interface in enumerate(("python", "graphql", "rest", "floor")):
@@ -214,7 +223,7 @@ def plot(
         ax.set_ylabel("ms, log scale (bar p50, tick p95)")
         ax.set_yscale("log")
         ax.axhline(50, color="#c44e52", linestyle=":", linewidth=1)
-        ax.set_title(f"search latency, {facts:,} facts, 1 client (dotted: 50 ms aim)")
+        ax.set_title(f"search latency, {layout_title(layout)}, 1 client (dotted: 50 ms aim)")
         ax.legend(fontsize=8, ncol=4)
     if any(rss.values()):
         ax = axes[-1, 0]
@@ -228,6 +237,99 @@ def plot(
         ax.set_title("service resident memory")
         ax.legend(fontsize=8)
     fig.suptitle(f"factgraph latency: {info.get('cpu', '')}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def layout_title(layout: tuple[int, int]) -> str:
+    facts, scopes = layout
+    if scopes == 1:
+        return f"{facts:,} facts"
+    return f"{facts:,} facts in {scopes} scopes (searching one of {facts // scopes:,})"
+
+
+def store_markdown(store: dict[str, dict[str, Any]]) -> list[str]:
+    """What the store weighed on disk at each layout, and the memory the server ran with."""
+    if not store:
+        return []
+    lines = [
+        "## Store size and memory",
+        "",
+        "Measured after each layout's warm-up. The page cache serves the store files and native",
+        "indexes; the full-text and vector indexes are Lucene files read through the OS file",
+        "cache (graph/neo4j_memory.py sizes the page cache from the first figure).",
+        "",
+        "| layout | database on disk | page-cached part | Lucene indexes | heap | page cache "
+        "| Neo4j RSS | service RSS |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|",
+    ]
+    for key, row in store.items():
+        lines.append(
+            f"| {key} | {row.get('database_mib', 0):,.0f} MiB "
+            f"| {row.get('page_cached_mib', 0):,.0f} MiB | {row.get('lucene_mib', 0):,.0f} MiB "
+            f"| {row.get('heap', '-')} "
+            f"| {row.get('pagecache', '-')} | {row.get('neo4j_rss_mib', 0):,.0f} MiB "
+            f"| {row.get('service_rss_mib', 0):,.0f} MiB |"
+        )
+    return [*lines, ""]
+
+
+def plot_scaling(figures: Sequence[Figure], path: Path) -> None:
+    """Search latency against the database's size (log axes): does search grow as the floor?"""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    names = ("hybrid", "fulltext", "vector")
+    colours = {"hybrid": "#dd8452", "fulltext": "#4c72b0", "vector": "#55a868"}
+    for ax, interface in zip(axes, ("graphql", "python"), strict=True):
+        for name in names:
+            for scopes, marker, style in ((1, "o", "-"), (100, "s", "--")):
+                rows = sorted(
+                    (
+                        f
+                        for f in figures
+                        if f.group == "search"
+                        and f.name == name
+                        and f.interface == interface
+                        and f.clients == 1
+                        and (f.scopes == 1) == (scopes == 1)
+                    ),
+                    key=lambda f: f.facts,
+                )
+                if not rows:
+                    continue
+                xs = [f.facts for f in rows]
+                label = name + ("" if scopes == 1 else f" ({rows[0].scopes} scopes)")
+                ax.plot(
+                    xs,
+                    [f.p95 for f in rows],
+                    style,
+                    marker=marker,
+                    color=colours[name],
+                    label=f"{label} p95",
+                )
+                floors = [f.floor_p95 for f in rows]
+                if all(v is not None for v in floors):
+                    ax.plot(
+                        xs,
+                        floors,
+                        ":",
+                        marker=marker,
+                        color=colours[name],
+                        alpha=0.5,
+                        label=f"{label} floor p95",
+                    )
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.axhline(50, color="#c44e52", linestyle=":", linewidth=1)
+        ax.set_xlabel("facts in the database (log)")
+        ax.set_ylabel("ms, 1 client (log)")
+        ax.set_title(f"search p95 through {interface} and its paired floor")
+        ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

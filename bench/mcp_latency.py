@@ -42,7 +42,7 @@ from bench.latency import (
     fact_count,
     percentile,
     scope_name,
-    seed_scope,
+    seed_layout,
     service,
 )
 from bench.latency_corpus import Queries
@@ -169,7 +169,7 @@ def main() -> int:
     scope = scope_name(args.facts, args.seed)
     try:
         if fact_count(memory, scope) < args.facts:
-            seed_scope(memory, scope, args.facts, args.seed, args.pool)
+            seed_layout(memory, args.facts, args.seed, 1, args.pool)
         with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "service.log") as (base, _):
             figures = anyio.run(measure, base, scope, Queries(args.seed), args.queries, args.warmup)
     finally:

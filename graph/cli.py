@@ -132,6 +132,8 @@ def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
                 "detail": status.detail,
                 "home": str(local.home),
                 "provisioned": local.is_provisioned(),
+                "memory": local.configured_memory(),
+                "memory_at_next_start": local.memory_plan().describe(),
             },
             indent=2,
         )

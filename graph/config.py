@@ -8,6 +8,7 @@ README's configuration table is the user-facing copy of this module.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -56,6 +57,14 @@ def _env_nonnegative(name: str, default: int) -> int:
     return value
 
 
+def _memory_size(name: str) -> str:
+    """`auto` or a size Neo4j understands (`512m`, `2g`); anything else fails at start-up."""
+    value = _env(name, "auto").strip().lower()
+    if value != "auto" and not re.fullmatch(r"[0-9]+[kmg]?", value):
+        raise ValueError(f"{name} must be 'auto' or a size such as 512m or 2g, got {value!r}")
+    return value
+
+
 def _env_bool(name: str, default: bool) -> bool:
     raw = os.environ.get(name)
     if raw is None or raw == "":
@@ -72,8 +81,9 @@ class LocalNeo4jSettings:
     home: Path = Path(".factgraph/neo4j")
     bolt_port: int = 7687
     http_port: int = 7474
-    heap: str = "1g"
-    pagecache: str = "512m"
+    # "auto": sized from the store and the machine at each start (graph/neo4j_memory.py).
+    heap: str = "auto"
+    pagecache: str = "auto"
     start_timeout: float = 120.0
 
 
@@ -233,8 +243,8 @@ class Settings:
             home=Path(_env("FACTGRAPH_NEO4J_HOME", str(home / "neo4j"))).resolve(),
             bolt_port=_env_int("FACTGRAPH_NEO4J_BOLT_PORT", 7687),
             http_port=_env_int("FACTGRAPH_NEO4J_HTTP_PORT", 7474),
-            heap=_env("FACTGRAPH_NEO4J_HEAP", "1g"),
-            pagecache=_env("FACTGRAPH_NEO4J_PAGECACHE", "512m"),
+            heap=_memory_size("FACTGRAPH_NEO4J_HEAP"),
+            pagecache=_memory_size("FACTGRAPH_NEO4J_PAGECACHE"),
             start_timeout=float(_env_int("FACTGRAPH_NEO4J_START_TIMEOUT", 120)),
         )
         uri = os.environ.get("NEO4J_URI") or None

@@ -26,6 +26,7 @@ import neo4j
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from graph.config import Settings
+from graph.neo4j_memory import MemoryPlan, machine_memory, page_cached_bytes, plan
 
 _ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 
@@ -185,7 +186,18 @@ class LocalNeo4j:
             f"browser.post_connect_cmd=style {base}/style.grass; play {base}/guide.html\n"
         )
 
-    def write_config(self) -> None:
+    def memory_plan(self) -> MemoryPlan:
+        """Heap and page cache for the store as it is now (graph/neo4j_memory.py)."""
+        database_dir = self.data_dir / "databases" / self.settings.neo4j_database
+        return plan(
+            page_cached_bytes(database_dir),
+            machine_memory(),
+            heap=self.local.heap,
+            pagecache=self.local.pagecache,
+        )
+
+    def write_config(self, memory: MemoryPlan | None = None) -> None:
+        memory = memory or self.memory_plan()
         for folder in (self.conf_dir, self.data_dir, self.logs_dir, self.run_dir):
             folder.mkdir(parents=True, exist_ok=True)
         for name in ("plugins", "import"):
@@ -205,13 +217,23 @@ server.http.listen_address=127.0.0.1:{self.local.http_port}
 server.http.advertised_address=localhost:{self.local.http_port}
 server.https.enabled=false
 dbms.security.auth_enabled=true
-server.memory.heap.initial_size={self.local.heap}
-server.memory.heap.max_size={self.local.heap}
-server.memory.pagecache.size={self.local.pagecache}
+server.memory.heap.initial_size={memory.heap}
+server.memory.heap.max_size={memory.heap}
+server.memory.pagecache.size={memory.pagecache}
 dbms.usage_report.enabled=false
 db.tx_log.rotation.retention_policy=1 files
 {self.browser_settings()}"""
         (self.conf_dir / "neo4j.conf").write_text(conf)
+
+    def configured_memory(self) -> dict[str, str]:
+        """The heap and page cache in the config the server was last started with."""
+        try:
+            lines = (self.conf_dir / "neo4j.conf").read_text().splitlines()
+        except OSError:
+            return {}
+        keys = {"server.memory.heap.max_size": "heap", "server.memory.pagecache.size": "pagecache"}
+        found = dict(line.split("=", 1) for line in lines if "=" in line)
+        return {name: found[key] for key, name in keys.items() if key in found}
 
     # -- process control -----------------------------------------------------------------
     def _pid(self) -> int | None:
@@ -240,13 +262,15 @@ db.tx_log.rotation.retention_policy=1 files
                     "Neo4j, or a factgraph checkout with its own FACTGRAPH_HOME?). Stop it, or "
                     "choose other ports with FACTGRAPH_NEO4J_BOLT_PORT / FACTGRAPH_NEO4J_HTTP_PORT."
                 )
-        self.write_config()
+        memory = self.memory_plan()
+        self.write_config(memory)
+        print(f"factgraph: starting Neo4j with {memory.describe()}", file=sys.stderr)
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         java = shutil.which("java") or "java"
         cmd = [
             java,
-            f"-Xms{self.local.heap}",
-            f"-Xmx{self.local.heap}",
+            f"-Xms{memory.heap}",
+            f"-Xmx{memory.heap}",
             "-XX:+UseG1GC",
             "-XX:-OmitStackTraceInFastThrow",
             "-Dfile.encoding=UTF-8",

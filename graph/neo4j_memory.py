@@ -1,0 +1,114 @@
+"""How much memory the local Neo4j gets: heap and page cache sized from its store and the machine.
+
+A fixed 1g heap and 512m page cache suit a first test run and leave a million-fact store paging:
+at 1,000,000 facts the store files and native indexes the page cache serves are several GB. The
+page cache is therefore sized to hold the store as it is at start-up, with headroom to grow,
+and capped so the rest of the machine keeps room for what does not live in it: the full-text
+and vector indexes are Lucene files read through the operating system's file cache, and the
+service process holds the embedding model. Sizing happens at each start, so a store that grew
+gets its cache at the next restart. FACTGRAPH_NEO4J_HEAP / FACTGRAPH_NEO4J_PAGECACHE set to a
+size (for example `2g`) override either value; `auto` (the default) keeps this rule.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+AUTO = "auto"
+MIB = 1024 * 1024
+GIB = 1024 * MIB
+# Index providers whose files Lucene reads through the OS file cache, not Neo4j's page cache.
+LUCENE_PROVIDERS = ("fulltext", "vector", "text")
+# The page cache holds the store times this, plus GROWTH, so writes after start-up still fit.
+STORE_HEADROOM = 1.2
+GROWTH = 256 * MIB
+PAGECACHE_MIN = 512 * MIB
+# Shares of the machine's memory: the page cache's ceiling, and the heap's (between HEAP_MIN and
+# HEAP_MAX). What is left is for Lucene's file cache, the service and the operating system.
+PAGECACHE_SHARE = 0.35
+HEAP_SHARE = 0.125
+HEAP_MIN = 1 * GIB
+HEAP_MAX = 8 * GIB
+
+
+@dataclass(frozen=True)
+class MemoryPlan:
+    heap: str
+    pagecache: str
+    store_bytes: int
+    machine_bytes: int
+
+    def describe(self) -> str:
+        return (
+            f"heap {self.heap}, page cache {self.pagecache} (store {_human(self.store_bytes)}, "
+            f"machine {_human(self.machine_bytes)})"
+        )
+
+
+def machine_memory() -> int:
+    """Physical memory, or the cgroup's limit when the process runs under a smaller one."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for limit_file in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            raw = Path(limit_file).read_text().strip()
+        except OSError:
+            continue
+        if raw.isdigit() and 0 < int(raw) < total:
+            return int(raw)
+    return int(total)
+
+
+def page_cached_bytes(database_dir: Path) -> int:
+    """Bytes of a database folder that Neo4j reads through its page cache.
+
+    Store files and native indexes (range, token lookup, point); Lucene-backed index folders
+    under schema/index are left out (see LUCENE_PROVIDERS).
+    """
+    if not database_dir.is_dir():
+        return 0
+    index_root = database_dir / "schema" / "index"
+    total = 0
+    for root, dirs, files in os.walk(database_dir):
+        here = Path(root)
+        if here == index_root:
+            dirs[:] = [d for d in dirs if not d.startswith(LUCENE_PROVIDERS)]
+        for name in files:
+            try:
+                total += (here / name).stat().st_size
+            except OSError:
+                continue  # a file Neo4j removed while we counted
+    return total
+
+
+def plan(
+    store_bytes: int, machine_bytes: int, *, heap: str = AUTO, pagecache: str = AUTO
+) -> MemoryPlan:
+    """Heap and page cache for a store of `store_bytes` on a machine of `machine_bytes`."""
+    if heap == AUTO:
+        chosen_heap = min(HEAP_MAX, max(HEAP_MIN, int(machine_bytes * HEAP_SHARE)))
+        heap = _size(_round_down(chosen_heap, 256 * MIB))
+    if pagecache == AUTO:
+        wanted = int(store_bytes * STORE_HEADROOM) + GROWTH
+        ceiling = max(PAGECACHE_MIN, int(machine_bytes * PAGECACHE_SHARE))
+        chosen_cache = min(ceiling, max(PAGECACHE_MIN, wanted))
+        pagecache = _size(_round_up(chosen_cache, 64 * MIB))
+    return MemoryPlan(heap, pagecache, store_bytes, machine_bytes)
+
+
+def _round_down(value: int, step: int) -> int:
+    return max(step, value // step * step)
+
+
+def _round_up(value: int, step: int) -> int:
+    return -(-value // step) * step
+
+
+def _size(value: int) -> str:
+    """Neo4j's size syntax: whole gigabytes as `3g`, anything else in megabytes."""
+    return f"{value // GIB}g" if value % GIB == 0 else f"{value // MIB}m"
+
+
+def _human(value: int) -> str:
+    return f"{value / GIB:.1f} GiB" if value >= GIB else f"{value / MIB:.0f} MiB"

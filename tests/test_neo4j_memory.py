@@ -1,0 +1,72 @@
+"""The local Neo4j's heap and page cache follow its store and the machine, unless set by hand."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from graph.config import Settings
+from graph.neo4j_local import LocalNeo4j
+from graph.neo4j_memory import GIB, MIB, page_cached_bytes, plan
+
+
+def test_a_fresh_store_gets_the_minimum_cache_and_an_eighth_of_the_machine_as_heap() -> None:
+    chosen = plan(store_bytes=40 * MIB, machine_bytes=24 * GIB)
+    assert (chosen.heap, chosen.pagecache) == ("3g", "512m")
+
+
+def test_the_page_cache_holds_a_grown_store_with_headroom() -> None:
+    chosen = plan(store_bytes=4 * GIB, machine_bytes=24 * GIB)
+    # 4 GiB x 1.2 + 256 MiB, rounded up to 64 MiB
+    assert chosen.pagecache == "5184m"
+    assert chosen.heap == "3g"
+
+
+def test_the_page_cache_leaves_most_of_the_machine_to_lucene_and_the_service() -> None:
+    chosen = plan(store_bytes=60 * GIB, machine_bytes=24 * GIB)
+    assert chosen.pagecache == "8640m"  # 35% of 24 GiB, rounded up to 64 MiB
+
+
+def test_a_small_machine_still_gets_a_usable_heap_and_cache() -> None:
+    chosen = plan(store_bytes=3 * GIB, machine_bytes=4 * GIB)
+    assert (chosen.heap, chosen.pagecache) == ("1g", "1472m")
+
+
+def test_sizes_set_by_hand_are_kept() -> None:
+    chosen = plan(store_bytes=4 * GIB, machine_bytes=24 * GIB, heap="1g", pagecache="512m")
+    assert (chosen.heap, chosen.pagecache) == ("1g", "512m")
+
+
+def test_lucene_index_files_do_not_count_towards_the_page_cache(tmp_path: Path) -> None:
+    database = tmp_path / "databases" / "neo4j"
+    (database / "schema" / "index" / "range-1.0" / "3").mkdir(parents=True)
+    (database / "schema" / "index" / "vector-2.0" / "7").mkdir(parents=True)
+    (database / "schema" / "index" / "fulltext-1.0" / "5").mkdir(parents=True)
+    (database / "block.big_values.db").write_bytes(b"x" * 1000)
+    (database / "schema" / "index" / "range-1.0" / "3" / "index-3").write_bytes(b"x" * 200)
+    (database / "schema" / "index" / "vector-2.0" / "7" / "segment").write_bytes(b"x" * 5000)
+    (database / "schema" / "index" / "fulltext-1.0" / "5" / "segment").write_bytes(b"x" * 5000)
+    assert page_cached_bytes(database) == 1200
+    assert page_cached_bytes(tmp_path / "missing") == 0
+
+
+def test_the_written_config_carries_the_planned_sizes(settings: Settings, tmp_path: Path) -> None:
+    local = replace(settings.local, home=tmp_path / "neo4j", heap="auto", pagecache="auto")
+    instance = LocalNeo4j(replace(settings, local=local, neo4j_uri=None))
+    expected = instance.memory_plan()
+    instance.write_config()
+    assert instance.configured_memory() == {
+        "heap": expected.heap,
+        "pagecache": expected.pagecache,
+    }
+    assert expected.pagecache == "512m"  # an empty store
+
+
+def test_a_malformed_size_is_refused_with_the_variable_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FACTGRAPH_NEO4J_PAGECACHE", "lots")
+    with pytest.raises(ValueError, match="FACTGRAPH_NEO4J_PAGECACHE must be 'auto' or a size"):
+        Settings.from_env()
