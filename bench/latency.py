@@ -68,6 +68,7 @@ from bench.latency_report import (
     markdown,
     plot,
     plot_scaling,
+    scaling_markdown,
     stamp,
     store_markdown,
 )
@@ -820,7 +821,13 @@ def main() -> int:
         )
     )
     (out / "latency.md").write_text(
-        markdown(figures, info, rss, notes) + "\n" + "\n".join(store_markdown(store))
+        "\n".join(
+            [
+                markdown(figures, info, rss, notes),
+                *scaling_markdown(figures),
+                *store_markdown(store),
+            ]
+        )
     )
     plot(figures, rss, info, out / "latency.png")
     plot_scaling(figures, out / "latency-size.png")

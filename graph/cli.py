@@ -33,6 +33,9 @@ def ensure_neo4j(settings: Settings) -> None:
         f"factgraph: Neo4j {status.version} on {status.bolt_uri}, Browser at {status.browser_url}",
         file=sys.stderr,
     )
+    advice = local.memory_advice()
+    if advice is not None:
+        print(f"factgraph: {advice}", file=sys.stderr)
 
 
 def provide_cypher_shell(settings: Settings) -> None:

@@ -26,7 +26,7 @@ import neo4j
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from graph.config import Settings
-from graph.neo4j_memory import MemoryPlan, machine_memory, page_cached_bytes, plan
+from graph.neo4j_memory import AUTO, MemoryPlan, machine_memory, outgrown, page_cached_bytes, plan
 
 _ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 
@@ -234,6 +234,23 @@ db.tx_log.rotation.retention_policy=1 files
         keys = {"server.memory.heap.max_size": "heap", "server.memory.pagecache.size": "pagecache"}
         found = dict(line.split("=", 1) for line in lines if "=" in line)
         return {name: found[key] for key, name in keys.items() if key in found}
+
+    def memory_advice(self) -> str | None:
+        """A restart hint when the store has outgrown the page cache the server started with.
+
+        Sizing happens at start-up only (the page cache cannot grow while Neo4j runs), so a
+        server that has just taken a large import keeps its small cache until restarted.
+        """
+        running = self.configured_memory().get("pagecache")
+        if running is None or self.local.pagecache != AUTO or self._pid() is None:
+            return None
+        planned = self.memory_plan()
+        if not outgrown(running, planned):
+            return None
+        return (
+            f"the store has grown past Neo4j's {running} page cache; restart it "
+            f"(`factgraph neo4j stop && factgraph neo4j start`) to run with {planned.describe()}"
+        )
 
     # -- process control -----------------------------------------------------------------
     def _pid(self) -> int | None:

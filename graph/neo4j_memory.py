@@ -97,6 +97,20 @@ def plan(
     return MemoryPlan(heap, pagecache, store_bytes, machine_bytes)
 
 
+def size_bytes(value: str) -> int:
+    """Bytes of a Neo4j size (`512m`, `3g`, `1024k`, or a plain byte count)."""
+    value = value.strip().lower()
+    units = {"k": 1024, "m": MIB, "g": GIB}
+    if value and value[-1] in units:
+        return int(value[:-1]) * units[value[-1]]
+    return int(value)
+
+
+def outgrown(running: str, planned: MemoryPlan) -> bool:
+    """True when a restart would give the store a page cache at least a quarter larger."""
+    return size_bytes(planned.pagecache) > size_bytes(running) * 1.25
+
+
 def _round_down(value: int, step: int) -> int:
     return max(step, value // step * step)
 

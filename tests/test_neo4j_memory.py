@@ -9,7 +9,7 @@ import pytest
 
 from graph.config import Settings
 from graph.neo4j_local import LocalNeo4j
-from graph.neo4j_memory import GIB, MIB, page_cached_bytes, plan
+from graph.neo4j_memory import GIB, MIB, outgrown, page_cached_bytes, plan, size_bytes
 
 
 def test_a_fresh_store_gets_the_minimum_cache_and_an_eighth_of_the_machine_as_heap() -> None:
@@ -70,3 +70,10 @@ def test_a_malformed_size_is_refused_with_the_variable_named(
     monkeypatch.setenv("FACTGRAPH_NEO4J_PAGECACHE", "lots")
     with pytest.raises(ValueError, match="FACTGRAPH_NEO4J_PAGECACHE must be 'auto' or a size"):
         Settings.from_env()
+
+
+def test_a_store_that_outgrew_its_running_cache_is_noticed() -> None:
+    assert size_bytes("512m") == 512 * MIB and size_bytes("3g") == 3 * GIB
+    grown = plan(store_bytes=2 * GIB, machine_bytes=24 * GIB)
+    assert outgrown("512m", grown)
+    assert not outgrown(grown.pagecache, grown)
