@@ -17,8 +17,11 @@ with the fast importer and vectors from a pool of real embeddings, then measured
   writes    remember with the pipeline on and off; browse: lexical search and timeline
   memory    the service process's resident set across --rss-searches GraphQL searches; the
             database's size on disk, its page-cached part, and Neo4j's heap, page cache and RSS
-  layouts   each size alone in the database in one scope, or spread over --scopes equal
-            scopes (searching the first), as many tenants share one database
+  layouts   each size alone in the database in one scope; or spread over --scopes equal
+            scopes (searching the first), as many tenants share one database; or, with
+            --beside N, one scope of that size searched while a kept N-fact scope fills the
+            rest of the database (every index is database-wide and the scope is a filter, so
+            for search how the other facts are split among scopes does not matter)
 
 Every measured search uses a query never asked before, so the query-embedding cache never
 helps. Results go to bench/results/latency.{md,png,json} and latency-size.png (latency against
@@ -27,8 +30,12 @@ size, log axes). Not part of `make test`.
     .venv/bin/python bench/latency.py                          # 10,000 and 100,000 facts
     .venv/bin/python bench/latency.py --facts 2000 --queries 30 --rss-searches 500
     .venv/bin/python bench/latency.py --skip-100k --keep       # keep the seeded scope
-    # a million facts, in one scope and over 100 scopes, merged beside the smaller sizes' rows:
-    .venv/bin/python bench/latency.py --facts 1000000 --scopes 1 100 --pool 80000 --merge
+    # a million facts in one scope, kept, merged beside the smaller sizes' rows; then a
+    # 10,000-fact scope searched beside it (the cheap stand-in for 100 scopes of 10,000):
+    .venv/bin/python bench/latency.py --facts 1000000 --pool 80000 --keep --reuse --merge
+    .venv/bin/python bench/latency.py --facts 10000 --beside 1000000 --pool 80000 --merge
+    # the faithful layout, an hour more of seeding: 1,000,000 facts over 100 scopes
+    .venv/bin/python bench/latency.py --facts 1000000 --scopes 100 --pool 80000 --merge
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -224,6 +232,27 @@ def layout_scopes(facts: int, seed: int, scopes: int) -> list[str]:
 def fact_count(memory: Memory, scope: str) -> int:
     params = {"scope": scope, "statuses": ["active", "superseded", "quarantined"]}
     return int(memory.db.read("fact_scope_count", params)[0][0])
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the database holds while one size is measured."""
+
+    size: int  # facts seeded for this layout
+    scopes: int  # equal scopes they are spread over; searches ask the first
+    beside: int  # facts of a kept one-scope layout left in the database meanwhile
+
+    @property
+    def total(self) -> int:
+        return self.size + self.beside
+
+    @property
+    def searched(self) -> int:
+        return self.size // self.scopes
+
+    @property
+    def title(self) -> str:
+        return layout_title((self.total, self.searched))
 
 
 def seeded(memory: Memory, facts: int, seed: int, scopes: int) -> bool:
@@ -728,6 +757,12 @@ def main() -> int:
         help="spread each size over this many equal scopes and search the first (e.g. 1 100)",
     )
     parser.add_argument(
+        "--beside",
+        type=int,
+        default=0,
+        help="search each size's scope while a kept one-scope layout of this size fills the rest",
+    )
+    parser.add_argument(
         "--merge",
         action="store_true",
         help="keep the other layouts' rows of the existing latency.json beside this run's",
@@ -739,7 +774,7 @@ def main() -> int:
         serve(args.serve)
         return 0
     sizes = [n for n in args.facts if not (args.skip_100k and n >= 100_000)]
-    layouts = [(facts, scopes) for facts in sizes for scopes in args.scopes]
+    layouts = [Layout(n, scopes, args.beside) for n in sizes for scopes in args.scopes]
     info = {"started": stamp(), **machine()}
     settings = Settings.from_env()
     memory = Memory.connect(settings)
@@ -748,10 +783,17 @@ def main() -> int:
         f"pagecache {settings.local.pagecache})"
     )
     info["model"] = f"{memory.embedder.id}, {settings.embed_threads} threads"
+    if args.beside and not seeded(memory, args.beside, args.seed, 1):
+        print(
+            f"--beside {args.beside}: seed and keep that scope first "
+            f"(--facts {args.beside} --seed-only)",
+            file=sys.stderr,
+        )
+        return 2
     if args.seed_only:
-        for facts, scopes in layouts:
-            if not (args.reuse and seeded(memory, facts, args.seed, scopes)):
-                seed_layout(memory, facts, args.seed, scopes, args.pool)
+        for layout in layouts:
+            if not (args.reuse and seeded(memory, layout.size, args.seed, layout.scopes)):
+                seed_layout(memory, layout.size, args.seed, layout.scopes, args.pool)
         memory.close()
         return 0
     bench = Bench(memory, args, Queries(args.seed))
@@ -770,36 +812,43 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, service(Path(tmp) / "service.log") as (base, pid):
         clients = Clients(base)
         try:
-            for facts, scopes in layouts:
-                scope = scope_name(facts, args.seed, scopes)
-                if not (args.reuse and seeded(memory, facts, args.seed, scopes)):
-                    seconds = seed_layout(memory, facts, args.seed, scopes, args.pool)
-                    notes.append(
-                        f"Seeding {layout_title((facts, scopes))} took {seconds:.0f}s "
-                        "(fast import)."
-                    )
+            for layout in layouts:
+                facts = layout.total
+                scope = scope_name(layout.size, args.seed, layout.scopes)
+                if not (args.reuse and seeded(memory, layout.size, args.seed, layout.scopes)):
+                    seconds = seed_layout(memory, layout.size, args.seed, layout.scopes, args.pool)
+                    notes.append(f"Seeding {layout.title} took {seconds:.0f}s (fast import).")
                 size = shares.share(memory.db, scope)
                 notes.append(
-                    f"{layout_title((facts, scopes))}: the scope searched held {size.share:.1%} "
-                    f"of the database's {size.total:,} facts: the vector index was asked for "
-                    f"k = {bench.vector_k(scope)} neighbours (graph/search/candidates.py)."
+                    f"{layout.title}: the scope searched held {size.share:.1%} of the "
+                    f"database's {size.total:,} facts"
+                    + (
+                        f" (beside it, the kept {args.beside:,}-fact scope)"
+                        if layout.beside
+                        else f" ({layout.scopes} equal scopes)"
+                        if layout.scopes > 1
+                        else ""
+                    )
+                    + f": the vector index was asked for k = {bench.vector_k(scope)} neighbours "
+                    "(graph/search/candidates.py)."
                 )
                 first = len(bench.figures)
                 try:
                     bench.warm_up(scope, clients)
-                    store[layout_title((facts, scopes))] = store_figures(settings, pid)
+                    store[layout.title] = store_figures(settings, pid)
                     bench.floor(facts, scope)
                     bench.searches(facts, scope, clients)
                     bench.browse(facts, scope)
                     bench.writes(facts, scope)
-                    if scopes == 1 and facts == max(sizes) and args.rss_searches:
+                    whole = layout.searched == layout.total
+                    if whole and layout.size == max(sizes) and args.rss_searches:
                         rss[facts] = bench.rss(scope, clients, pid)
                 finally:
                     for f in bench.figures[first:]:
-                        f.scopes = scopes
+                        f.scope_facts = None if layout.searched == facts else layout.searched
                     if not args.keep:
                         access.recorder(memory.db).flush(60)
-                        for name in layout_scopes(facts, args.seed, scopes):
+                        for name in layout_scopes(layout.size, args.seed, layout.scopes):
                             delete_scope(memory.db, name)
         finally:
             clients.close()
@@ -859,7 +908,7 @@ def merged(
     kept = [
         Figure(**{k: v for k, v in row.items() if k in names})
         for row in earlier.get("figures", [])
-        if (row["facts"], row.get("scopes", 1)) not in measured
+        if (row["facts"], row.get("scope_facts") or row["facts"]) not in measured
     ]
     if kept:
         layouts = ", ".join(layout_title(x) for x in sorted({f.layout for f in kept}))

@@ -32,12 +32,12 @@ class Figure:
     floor_p50: float | None = None
     floor_p95: float | None = None
     parts_ms: dict[str, float] = field(default_factory=dict)
-    # The database's facts are spread over this many equal scopes; searches ask the first.
-    scopes: int = 1
+    # Facts in the scope searched, when the database holds more (`facts`) in other scopes.
+    scope_facts: int | None = None
 
     @property
     def layout(self) -> tuple[int, int]:
-        return (self.facts, self.scopes)
+        return (self.facts, self.scope_facts or self.facts)
 
     @property
     def ratio_p50(self) -> float | None:
@@ -243,10 +243,10 @@ def plot(
 
 
 def layout_title(layout: tuple[int, int]) -> str:
-    facts, scopes = layout
-    if scopes == 1:
+    facts, searched = layout
+    if searched == facts:
         return f"{facts:,} facts"
-    return f"{facts:,} facts in {scopes} scopes (searching one of {facts // scopes:,})"
+    return f"{facts:,} facts, searching a scope of {searched:,}"
 
 
 def store_markdown(store: dict[str, dict[str, Any]]) -> list[str]:
@@ -327,7 +327,7 @@ def plot_scaling(figures: Sequence[Figure], path: Path) -> None:
     colours = {"hybrid": "#dd8452", "fulltext": "#4c72b0", "vector": "#55a868"}
     for ax, interface in zip(axes, ("graphql", "python"), strict=True):
         for name in names:
-            for scopes, marker, style in ((1, "o", "-"), (100, "s", "--")):
+            for whole, marker, style in ((True, "o", "-"), (False, "s", "--")):
                 rows = sorted(
                     (
                         f
@@ -336,14 +336,14 @@ def plot_scaling(figures: Sequence[Figure], path: Path) -> None:
                         and f.name == name
                         and f.interface == interface
                         and f.clients == 1
-                        and (f.scopes == 1) == (scopes == 1)
+                        and (f.scope_facts is None) == whole
                     ),
                     key=lambda f: f.facts,
                 )
                 if not rows:
                     continue
                 xs = [f.facts for f in rows]
-                label = name + ("" if scopes == 1 else f" ({rows[0].scopes} scopes)")
+                label = name + ("" if whole else " (a small scope)")
                 ax.plot(
                     xs,
                     [f.p95 for f in rows],

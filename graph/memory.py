@@ -556,7 +556,15 @@ class Memory:
     ) -> SearchResult:
         """Hybrid search: keyword options as in `SearchOptions` (or a built `options=`)."""
         built = options.validated() if options is not None else SearchOptions.build(**kwargs)
-        return hybrid_search(self.db, self.embedder, scope, query, built, clock=self.clock)
+        return hybrid_search(
+            self.db,
+            self.embedder,
+            scope,
+            query,
+            built,
+            clock=self.clock,
+            overlap=self.settings.search_overlap,
+        )
 
     # -- browsing (issue 5; logic in graph/browse/ and graph/contexts.py) ------------------
     def lexical_search(

@@ -102,3 +102,47 @@ def test_expansion_through_a_much_mentioned_entity_stays_within_the_candidate_bu
     assert seed in [h.fact.id for h in result.hits]
     assert 1 <= len(graph) <= 3
     assert all(h.fact.subject == "Noor" for h in graph)
+
+
+def test_overlapped_text_and_vector_lists_rank_as_the_single_query_does(
+    memory: Memory, scope: str
+) -> None:
+    """A hybrid search asks its text lists beside the embedding and vector query; the hits,
+    their scores and the lists behind them are those of the one-query search."""
+    from graph.search import search as hybrid_search
+    from graph.search.options import SearchOptions
+
+    texts = [
+        "Melanie moved from Sweden to Lisbon last spring",
+        "Caroline paints sunsets by the lake",
+        "Melanie signed up for a pottery class",
+        "The pottery class meets on Thursday evenings",
+        "Caroline adopted a grey cat called Pixel",
+        "Melanie's sister still lives in Gothenburg",
+    ]
+    for turn, text in enumerate(texts):
+        memory.remember(
+            scope,
+            {"text": text, "session_id": "s1", "turn": turn, "tags": ["chat"]},
+            pipeline=False,
+        )
+    for query, extra in (
+        ("where did Melanie move from?", {}),
+        ("pottery on Thursdays", {"tags": ["chat"]}),
+        ("a cat", {"prev_turns": 1}),
+    ):
+        options = SearchOptions.build(track_access=False, **extra)
+        now = memory.clock()  # one instant for both, so recency scores the same
+
+        def frozen(at: datetime = now) -> datetime:
+            return at
+
+        runs = [
+            hybrid_search(
+                memory.db, memory.embedder, scope, query, options, clock=frozen, overlap=o
+            )
+            for o in (True, False)
+        ]
+        overlapped, single = ([(h.fact.id, round(h.score, 9)) for h in r.hits] for r in runs)
+        assert overlapped and overlapped == single, query
+        assert [f.fact.id for f in runs[0].related] == [f.fact.id for f in runs[1].related]

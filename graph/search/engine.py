@@ -21,7 +21,7 @@ from graph.clock import Clock, system_clock
 from graph.db import Database
 from graph.embedding import Embedder
 from graph.search import access
-from graph.search.candidates import Candidates, fetch
+from graph.search.candidates import Candidates, fetch, fetch_overlapped
 from graph.search.fusion import combsum, weighted_fusion
 from graph.search.lucene import to_lucene
 from graph.search.options import FusionMethod, Mode, SearchOptions, check_query
@@ -44,7 +44,10 @@ def search(
     *,
     clock: Clock = system_clock,
     reranker: Reranker | None = None,
+    overlap: bool = True,
 ) -> SearchResult:
+    """`overlap`: a hybrid search asks its text and vector lists concurrently
+    (candidates.fetch_overlapped); off, one query asks all of them after the embedding."""
     check_scope(scope)
     check_query(query)
     if not query.strip():
@@ -52,18 +55,31 @@ def search(
     timings: dict[str, float] = {}
     now = clock()
     lucene = to_lucene(query) if options.mode is not Mode.VECTOR else ""
-    vector: list[float] | None = None
-    if options.mode is not Mode.FULLTEXT:
-        vector = _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
-    if not lucene and vector is None:
-        return SearchResult(query=query, lucene=lucene, timings_ms=timings)
     active = reranker or get_reranker()
     full = _reads_facts(active)
-    found = _timed(
-        timings,
-        "candidates",
-        lambda: fetch(db, scope, options, lucene=lucene, vector=vector, now=now, full=full),
-    )
+    if overlap and lucene and options.mode is Mode.HYBRID and not options.expand_hops:
+
+        def embed() -> list[float]:
+            return _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
+
+        found = _timed(
+            timings,
+            "candidates",
+            lambda: fetch_overlapped(
+                db, scope, options, lucene=lucene, embed=embed, now=now, full=full
+            ),
+        )
+    else:
+        vector: list[float] | None = None
+        if options.mode is not Mode.FULLTEXT:
+            vector = _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
+        if not lucene and vector is None:
+            return SearchResult(query=query, lucene=lucene, timings_ms=timings)
+        found = _timed(
+            timings,
+            "candidates",
+            lambda: fetch(db, scope, options, lucene=lucene, vector=vector, now=now, full=full),
+        )
     top = order(query, found, options, now, active)[: options.top_k]
     hits, extra = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now))
     ids = [h.fact.id for h in hits]
