@@ -7,9 +7,9 @@ names its scope first. It holds the order of operations; the storage details are
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
 
@@ -28,14 +28,24 @@ from graph.pipeline import (
     decide,
     is_single_valued,
     object_key,
+    predicate_key,
     quarantine_reason,
 )
 from graph.recall import DeepRecall, IterativeResult
 from graph.schema import apply_schema
-from graph.search import SearchOptions, SearchResult
+from graph.search import SearchOptions, SearchResult, access
 from graph.search import search as hybrid_search
 from graph.store import EntityRef, fact_properties, get_fact, new_id
 from graph.validation import check_scope, fact_from_mapping, validate
+
+T = TypeVar("T")
+
+
+STALE_RETRIES = 5
+
+
+class StaleDecision(Exception):
+    """Internal: a fact a write decided on was retired concurrently; decide again."""
 
 
 class Memory:
@@ -72,6 +82,8 @@ class Memory:
         return cls(db, embedder, settings=settings)
 
     def close(self) -> None:
+        """Write the queued access bookkeeping, then close the driver."""
+        access.flush_pending(self.db)
         self.db.close()
 
     def __enter__(self) -> Memory:
@@ -115,6 +127,8 @@ class Memory:
         embedding: list[float] = props["embedding"]
 
         def work(tx: ManagedTransaction) -> Decision:
+            if full and props["subject_key"] and props["predicate_key"]:
+                store.lock_slot(tx, scope, props["subject_key"], props["predicate_key"])
             context = store.write_context(
                 tx,
                 scope=scope,
@@ -174,7 +188,7 @@ class Memory:
             )
 
         with tracing.span("remember.transaction", pipeline=full) as traced:
-            decision = self.db.write_tx(work, "remember")
+            decision = self._write(work, "remember")
             traced.set("decision", decision.kind.value)
         return decision
 
@@ -195,7 +209,7 @@ class Memory:
         entities, props = self._prepare(scope, data, FactStatus.ACTIVE, now)
 
         def work(tx: ManagedTransaction) -> Decision:
-            old = store.fact_in_tx(tx, scope, old_id)
+            old = store.locked_fact(tx, scope, old_id)
             if old is None:
                 raise NotFound(f"no fact {old_id!r} in scope {scope!r}")
             if old.status is not FactStatus.ACTIVE:
@@ -212,7 +226,7 @@ class Memory:
             self._chain(tx, scope, old.id, stored, reason, actor, now)
             return self._decided(tx, scope, DecisionKind.SUPERSEDE, stored, old, reason, actor)
 
-        return self.db.write_tx(work, "supersede")
+        return self._write(work, "supersede")
 
     def forget(
         self, scope: str, fact_id: str, *, reason: str = "forgotten", actor: str = "agent"
@@ -238,6 +252,7 @@ class Memory:
 
         def work(tx: ManagedTransaction) -> Decision:
             fact = self._require(tx, scope, fact_id, FactStatus.QUARANTINED, "validated")
+            self._lock_slot_of(tx, scope, fact)
             slot = [
                 old
                 for old in self._same_slot_of(tx, scope, fact)
@@ -268,7 +283,7 @@ class Memory:
                 return Decision(DecisionKind.SUPERSEDE, promoted, slot[0], why)
             return Decision(DecisionKind.INSERT, promoted, None, reason)
 
-        return self.db.write_tx(work, "validate")
+        return self._write(work, "validate")
 
     def reject(
         self, scope: str, fact_id: str, *, reason: str = "rejected", actor: str = "reviewer"
@@ -442,8 +457,12 @@ class Memory:
         actor: str,
         now: datetime,
     ) -> None:
-        """`new` SUPERSEDES `old_id`: the old fact closes at new.valid_from, and it is audited."""
-        store.retire(
+        """`new` SUPERSEDES `old_id`: the old fact closes at new.valid_from, and it is audited.
+
+        Raises StaleDecision when `old_id` is no longer active: another writer retired it after
+        this transaction read it, so the decision must be taken again (see `_write`).
+        """
+        retired = store.retire(
             tx,
             scope=scope,
             old_id=old_id,
@@ -452,6 +471,8 @@ class Memory:
             valid_until=new.valid_from,
             now=now,
         )
+        if retired is None:
+            raise StaleDecision(old_id)
         store.record_audit(
             tx,
             scope=scope,
@@ -483,6 +504,27 @@ class Memory:
         )
         return Decision(kind, stored, matched, reason)
 
+    def _lock_slot_of(self, tx: ManagedTransaction, scope: str, fact: Fact) -> None:
+        subject = self.resolver.resolve(fact.subject) if fact.subject else None
+        key = predicate_key(fact.predicate)
+        if subject is not None and key is not None:
+            store.lock_slot(tx, scope, subject.canonical, key)
+
+    def _write(self, work: Callable[[ManagedTransaction], T], label: str) -> T:
+        """`db.write_tx`, run again when a fact it decided on was retired under it.
+
+        Slot locks serialise writers of one slot, but an explicit supersede or a forget locks
+        only its fact: a write that read the slot before such a writer committed finds, when
+        it retires a fact, that the fact is no longer active (`_chain` raises StaleDecision).
+        Deciding again on the committed state keeps the chain linear.
+        """
+        for _ in range(STALE_RETRIES):
+            try:
+                return self.db.write_tx(work, label)
+            except StaleDecision:
+                continue
+        return self.db.write_tx(work, label)
+
     def _same_slot_of(self, tx: ManagedTransaction, scope: str, fact: Fact) -> list[Fact]:
         subject = self.resolver.resolve(fact.subject) if fact.subject else None
         if subject is None or not fact.predicate:
@@ -495,7 +537,7 @@ class Memory:
     def _require(
         self, tx: ManagedTransaction, scope: str, fact_id: str, status: FactStatus, verb: str
     ) -> Fact:
-        fact = store.fact_in_tx(tx, scope, fact_id)
+        fact = store.locked_fact(tx, scope, fact_id)
         if fact is None:
             raise NotFound(f"no fact {fact_id!r} in scope {scope!r}")
         if fact.status is not status:
@@ -520,7 +562,7 @@ class Memory:
         now = self.clock()
 
         def work(tx: ManagedTransaction) -> Fact:
-            fact = store.fact_in_tx(tx, scope, fact_id)
+            fact = store.locked_fact(tx, scope, fact_id)
             if fact is None:
                 raise NotFound(f"no fact {fact_id!r} in scope {scope!r}")
             if fact.status not in allowed:

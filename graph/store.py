@@ -6,6 +6,7 @@ that take a `ManagedTransaction` compose into one atomic write; the others run t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass
@@ -373,6 +374,28 @@ def audit_trail(db: Database, scope: str, fact_id: str) -> list[AuditEvent]:
 def fact_in_tx(tx: ManagedTransaction, scope: str, fact_id: str) -> Fact | None:
     records = run(tx, "fact_get", scope=scope, id=fact_id)
     return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def locked_fact(tx: ManagedTransaction, scope: str, fact_id: str) -> Fact | None:
+    """The fact as committed now, and held until `tx` ends (see cypher/fact_lock.cypher).
+
+    For a decision taken on the fact's status (supersede, forget, validate): a concurrent
+    writer on any replica waits, then decides on what this one committed.
+    """
+    records = run(tx, "fact_lock", scope=scope, id=fact_id)
+    return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def lock_slot(tx: ManagedTransaction, scope: str, subject_key: str, slot_predicate: str) -> None:
+    """Hold the subject / predicate slot until `tx` ends (see cypher/write_lock.cypher).
+
+    Two writers of one single-valued slot would otherwise both read it before either
+    committed and both go live (or both retire the same fact): the chain would fork.
+    `slot_predicate` is the predicate key (`predicate_key`); the lock's key is a digest, so
+    any subject fits the constraint's index.
+    """
+    slot = f"slot\x1f{subject_key}\x1f{slot_predicate}"
+    run(tx, "write_lock", scope=scope, key=hashlib.sha256(slot.encode()).hexdigest())
 
 
 def fact_vector(db: Database, scope: str, fact_id: str) -> list[float] | None:
