@@ -24,9 +24,12 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.bookmarks import EXTENSION, HEADER
+from graph import bookmarks
+from graph.bookmarks import EXTENSION, HEADER, MAX_BOOKMARKS
 from graph.config import Settings
 from graph.db import Database
+from graph.errors import ValidationError
+from graph.memory import Memory
 from tests.live_server import free_port
 
 REMEMBER = """
@@ -116,6 +119,16 @@ def wait_healthy(replica: Replica, deadline: float) -> None:
             pass
         time.sleep(0.2)
     raise RuntimeError(f"{replica.name} did not become healthy: {replica.log.read_text()[-2000:]}")
+
+
+def started(name: str, settings: Settings, logs: Path) -> Replica:
+    replica = start_replica(name, settings, logs)
+    try:
+        wait_healthy(replica, time.monotonic() + 90)
+    except BaseException:
+        replica.stop()
+        raise
+    return replica
 
 
 @pytest.fixture(scope="module")
@@ -274,6 +287,33 @@ def test_the_bookmark_header_reaches_neo4j_and_bad_ones_get_a_clear_error(
     )
     assert unknown.status_code == 422, unknown.text  # REST's status for refused input
     assert HEADER in unknown.json()["error"]["message"]
+    too_many = ",".join(["FB:kcwQ"] * (MAX_BOOKMARKS + 1))
+    assert b.graphql(FACT, too_many, scope=scope, id="x").status_code == 400
+
+
+def test_every_transaction_of_a_request_waits_for_its_bookmarks(memory: Memory, scope: str) -> None:
+    """Searches (both overlapped halves), reads and writes all carry the request's bookmarks:
+    one Neo4j cannot parse fails each of them instead of being skipped by some."""
+    stored = memory.remember(scope, {"text": "Oscar sleeps under the stairs"})
+    with bookmarks.request_scope(["FB:garbage"]):
+        with pytest.raises(ValidationError):
+            memory.search(scope, "where does Oscar sleep")
+        with pytest.raises(ValidationError):
+            memory.get(scope, stored.id)
+        with pytest.raises(ValidationError):
+            memory.remember(scope, {"text": "Oscar snores"})
+    assert [hit.fact.id for hit in memory.search(scope, "Oscar").hits] == [stored.id]
+
+
+def test_a_write_in_a_request_hands_back_the_bookmark_the_process_now_waits_for(
+    memory: Memory, scope: str
+) -> None:
+    with bookmarks.request_scope() as request:
+        assert request.to_return() is None
+        memory.remember(scope, {"text": "Melanie bought a kayak"})
+        handed_back = request.to_return()
+    assert handed_back is not None
+    assert set(handed_back.split(",")) <= set(memory.db.bookmarks.get_bookmarks())
 
 
 def test_searches_served_by_both_replicas_are_counted_once_each(
@@ -296,3 +336,23 @@ def test_searches_served_by_both_replicas_are_counted_once_each(
         time.sleep(0.1)
     time.sleep(1.0)  # past both recorders' coalescing window: nothing more may arrive
     assert count(db, query, id=fact_id) == searches
+
+
+def test_a_replica_stopped_right_after_serving_searches_has_counted_them_all(
+    neo4j_server: Settings, db: Database, scope: str, tmp_path: Path
+) -> None:
+    """A scale-down or rolling restart stops a replica with access bookkeeping still queued:
+    the graceful stop writes it."""
+    replica = started("C", neo4j_server, tmp_path)
+    try:
+        fact_id = replica.data(REMEMBER, scope=scope, fact={"text": "Jon repairs old radios"})[
+            "remember"
+        ]["fact"]["id"]
+        for _ in range(5):
+            found = replica.data(SEARCH, scope=scope, q="radios")["search"]["hits"]
+            assert found == [{"fact": {"id": fact_id}}]
+    finally:
+        replica.stop()
+    # uvicorn shuts down gracefully, then re-raises the signal it caught.
+    assert replica.process.returncode in (0, -signal.SIGTERM), replica.log.read_text()[-2000:]
+    assert count(db, "MATCH (f:Fact {id: $id}) RETURN f.access_count AS n", id=fact_id) == 5
