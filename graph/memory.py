@@ -127,14 +127,13 @@ class Memory:
         embedding: list[float] = props["embedding"]
 
         def work(tx: ManagedTransaction) -> Decision:
-            if full and props["subject_key"] and props["predicate_key"]:
-                store.lock_slot(tx, scope, props["subject_key"], props["predicate_key"])
             context = store.write_context(
                 tx,
                 scope=scope,
                 content_hash=props["content_hash"],
                 subject_key=props["subject_key"] if full else None,
                 predicate_key=props["predicate_key"] if full else None,
+                lock_slot=full,
             )
             if context.duplicate is not None:
                 existing = context.duplicate
