@@ -135,6 +135,7 @@ class Memory:
                 predicate_key=props["predicate_key"] if full else None,
                 lock_slot=full,
             )
+            now, props_now = self._stamped(props, data)
             if context.duplicate is not None:
                 existing = context.duplicate
                 stored = store.reinforce(tx, scope, existing.id, now)
@@ -172,7 +173,7 @@ class Memory:
                     tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
                 )
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props, entities=entities, now=now
+                tx, scope=scope, props=props_now, entities=entities, now=now
             )
             if not created:  # lost a race to a concurrent writer of the same content
                 reason = "exact duplicate of a live fact in this scope"
@@ -217,8 +218,9 @@ class Memory:
                 )
             if old.content_hash == props["content_hash"]:
                 raise Conflict("the new fact has the same content as the one it would supersede")
+            now, props_now = self._stamped(props, data)
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props, entities=entities, now=now
+                tx, scope=scope, props=props_now, entities=entities, now=now
             )
             if not created:
                 raise Conflict(f"the new content is already held by live fact {stored.id!r}")
@@ -250,8 +252,13 @@ class Memory:
         now = self.clock()
 
         def work(tx: ManagedTransaction) -> Decision:
+            # The slot before the fact, the order remember takes them in: two writers never
+            # wait on each other's second lock. A fact's subject and predicate never change,
+            # so reading them unlocked is safe.
+            seen = store.fact_in_tx(tx, scope, fact_id)
+            if seen is not None:
+                self._lock_slot_of(tx, scope, seen)
             fact = self._require(tx, scope, fact_id, FactStatus.QUARANTINED, "validated")
-            self._lock_slot_of(tx, scope, fact)
             slot = [
                 old
                 for old in self._same_slot_of(tx, scope, fact)
@@ -502,6 +509,23 @@ class Memory:
             now=self.clock(),
         )
         return Decision(kind, stored, matched, reason)
+
+    def _stamped(self, props: dict[str, Any], data: FactInput) -> tuple[datetime, dict[str, Any]]:
+        """The write's time, taken inside its transaction, and the fact's times from it.
+
+        The fact's properties are prepared (and embedded) before the transaction, which may
+        then wait for a lock behind another writer, on this replica or another: a time taken
+        before the wait would date the new fact before the one it replaces. (Replicas' clocks
+        still differ by their skew; keep them synchronised.)
+        """
+        now = self.clock()
+        stamped = {
+            **props,
+            "valid_from": data.valid_from or now,
+            "recorded_at": data.recorded_at or now,
+            "updated_at": now,
+        }
+        return now, stamped
 
     def _lock_slot_of(self, tx: ManagedTransaction, scope: str, fact: Fact) -> None:
         subject = self.resolver.resolve(fact.subject) if fact.subject else None

@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph import bookmarks
+from graph import bookmarks, store
 from graph.bookmarks import EXTENSION, HEADER, MAX_BOOKMARKS
 from graph.config import Settings
 from graph.db import Database
@@ -246,6 +247,81 @@ def test_supersedes_of_one_fact_on_both_replicas_let_exactly_one_through(
     assert len(won) == 1
     assert refused == ["CONFLICT"] * 5
     _chain_is_linear(db, scope, 2)
+
+
+def test_explicit_supersedes_racing_contradictions_on_both_replicas_keep_one_chain(
+    replicas: tuple[Replica, Replica], db: Database, scope: str
+) -> None:
+    """A supersede locks only its fact; a contradiction that read the slot before it committed
+    finds the fact retired and decides again, on the fact that replaced it."""
+    a, _ = replicas
+
+    def lives_in(city: str) -> dict[str, str]:
+        return {
+            "text": f"Jon lives in {city}",
+            "subject": "Jon",
+            "predicate": "lives_in",
+            "object": city,
+        }
+
+    first = a.data(REMEMBER, scope=scope, fact=lives_in("Oslo"))["remember"]["fact"]["id"]
+
+    def write(replica: Replica, i: int) -> str:
+        if i % 2:
+            body = replica.graphql(SUPERSEDE, scope=scope, id=first, fact=lives_in(f"Rome{i}"))
+        else:
+            body = replica.graphql(REMEMBER, scope=scope, fact=lives_in(f"Lima{i}"))
+        answer = body.json()
+        if answer.get("errors"):
+            code: str = answer["errors"][0]["extensions"]["code"]
+            return code
+        kind: str = next(iter(answer["data"].values()))["kind"]
+        return kind
+
+    outcomes = alternating(replicas, 8, write)
+    assert set(outcomes) <= {"SUPERSEDE", "CONFLICT"}
+    _chain_is_linear(db, scope, 1 + outcomes.count("SUPERSEDE"))
+
+
+def test_a_contradiction_whose_fact_was_superseded_under_it_decides_again(
+    memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interleaving the test above can only hope for, forced: a remember has read the slot
+    (Oslo active) when an explicit supersede replaces Oslo with Rome and commits. Retiring
+    Oslo then finds it retired; the remember decides again and supersedes Rome instead of
+    leaving two active facts."""
+
+    def lives_in(city: str) -> dict[str, str]:
+        return {
+            "text": f"Jon lives in {city}",
+            "subject": "Jon",
+            "predicate": "lives_in",
+            "object": city,
+        }
+
+    oslo = memory.remember(scope, lives_in("Oslo"))
+    slot_read, superseded = threading.Event(), threading.Event()
+    read_context = store.write_context
+
+    def pausing(tx: Any, **kwargs: Any) -> store.WriteContext:
+        context = read_context(tx, **kwargs)
+        if not slot_read.is_set():
+            slot_read.set()
+            superseded.wait(10)
+        return context
+
+    monkeypatch.setattr(store, "write_context", pausing)
+    with ThreadPoolExecutor(1) as pool:
+        lima = pool.submit(memory.remember_with_decision, scope, lives_in("Lima"))
+        assert slot_read.wait(10)
+        rome = memory.supersede(scope, oslo.id, lives_in("Rome"))
+        superseded.set()
+        decision = lima.result(timeout=30)
+    assert decision.kind.value == "supersede"
+    assert decision.matched is not None and decision.matched.id == rome.fact.id
+    chain = memory.history(scope, oslo.id)
+    assert [fact.object for fact in chain] == ["Oslo", "Rome", "Lima"]
+    assert [fact.status.value for fact in chain] == ["superseded", "superseded", "active"]
 
 
 def test_a_write_on_one_replica_is_read_on_the_other_with_its_bookmark(
