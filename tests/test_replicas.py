@@ -164,6 +164,24 @@ def count(db: Database, query: str, **params: Any) -> int:
     return int(db.driver.execute_query(query, params).records[0]["n"])
 
 
+@pytest.mark.parametrize(
+    "uri", ["neo4j://core1:7687", "neo4j+s://abcd1234.databases.neo4j.io", "bolt+ssc://db:7687"]
+)
+def test_cluster_and_aura_connection_strings_are_accepted(
+    uri: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NEO4J_URI", uri)
+    assert Settings.from_env().bolt_uri == uri
+
+
+def test_a_connection_string_the_driver_cannot_use_stops_start_up_with_the_schemes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("NEO4J_URI", "https://abcd1234.databases.neo4j.io")
+    with pytest.raises(ValueError, match=r"neo4j\+s://.*got 'https://"):
+        Settings.from_env()
+
+
 def test_both_replicas_serve_through_the_routing_scheme(replicas: tuple[Replica, Replica]) -> None:
     for replica in replicas:
         health = replica.client.get("/healthz").json()
