@@ -11,8 +11,8 @@ chains of bookmarks feed every transaction the service opens (`CausalBookmarks`)
 - the request's (`RequestBookmarks`, reached through a context variable set by the HTTP layer):
   the bookmarks a client sent back from an earlier response, which may come from another
   replica of the service, plus whatever this request's own transactions committed. A request
-  that wrote answers with its newest bookmark (resolvers/bookmarks.py), so "write on one
-  replica, read on another" sees the write.
+  that wrote answers with its newest bookmark, signed (`Signer`, resolvers/bookmarks.py), so
+  "write on one replica, read on another" sees the write.
 
 On a single server (bolt:// or neo4j:// to one instance) bookmarks are always already reached;
 they cost a few bytes per transaction.
@@ -20,6 +20,8 @@ they cost a few bytes per transaction.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import threading
 from collections.abc import Collection, Iterable, Iterator
@@ -33,10 +35,12 @@ from graph.errors import ValidationError
 # The HTTP header (request and response) and the GraphQL response extension carrying them.
 HEADER = "X-Neo4j-Bookmark"
 EXTENSION = "neo4jBookmark"
-# A bookmark is opaque base64-ish text ("FB:kcwQ..." on Neo4j 5); several may be sent, comma
-# separated. The bounds keep a hostile header from making every transaction carry a megabyte.
+# Several may be sent, comma separated. The bounds keep a hostile header from making every
+# transaction carry a megabyte.
 MAX_BOOKMARKS = 16
-_BOOKMARK = re.compile(r"^[A-Za-z0-9+/=:_.-]{1,256}$")
+_RAW = re.compile(r"^[A-Za-z0-9+/=:_-]{1,256}$")
+_SIGNED = re.compile(r"^([A-Za-z0-9+/=:_-]{1,256})\.([0-9a-f]{32})$")
+SECRET_NAME = "bookmark-signing"
 
 
 class RequestBookmarks:
@@ -66,12 +70,10 @@ class RequestBookmarks:
         with self._lock:
             self._wrote = True
 
-    def to_return(self) -> str | None:
-        """The header value a response carries: only a request that wrote hands one back."""
+    def to_return(self) -> frozenset[str]:
+        """What a response hands back (signed, see `Signer`): nothing unless the request wrote."""
         with self._lock:
-            if not self._wrote or not self._values:
-                return None
-            return ",".join(sorted(self._values))
+            return frozenset(self._values) if self._wrote else frozenset()
 
 
 _current: ContextVar[RequestBookmarks | None] = ContextVar("factgraph_bookmarks", default=None)
@@ -100,24 +102,49 @@ def note_write() -> None:
         request.mark_written()
 
 
-def parse(values: Iterable[str]) -> list[str]:
-    """The bookmarks of `X-Neo4j-Bookmark` header lines (comma separated); ValidationError
-    naming the header when one is malformed or there are too many."""
-    found: list[str] = []
-    for line in values:
-        for part in line.split(","):
-            value = part.strip()
-            if not value:
-                continue
-            if not _BOOKMARK.match(value):
-                raise ValidationError(
-                    HEADER,
-                    "send back bookmarks as an earlier response returned them (comma separated)",
-                )
-            found.append(value)
-    if len(found) > MAX_BOOKMARKS:
-        raise ValidationError(HEADER, f"at most {MAX_BOOKMARKS} bookmarks, got {len(found)}")
-    return found
+class Signer:
+    """Bookmarks as clients see them: each signed with a key all replicas share.
+
+    A bookmark makes Neo4j wait until the member running the transaction has reached it, for
+    up to its `bookmark_ready_timeout` (30 s by default). One naming a transaction that never
+    happens (forged, or from another database) would hold a worker thread and an admission
+    slot that long, and the driver would retry it: so only bookmarks this service handed out
+    are taken back. The key lives in Neo4j (`:ServiceSecret`), so every replica has it and
+    none needs configuring; the Neo4j credentials are never part of it.
+    """
+
+    def __init__(self, key: bytes) -> None:
+        self._key = key
+
+    def _mac(self, raw: str) -> str:
+        return hmac.new(self._key, raw.encode(), hashlib.sha256).hexdigest()[:32]
+
+    def sign(self, raw: Iterable[str]) -> str:
+        """The header value for these bookmarks."""
+        return ",".join(f"{value}.{self._mac(value)}" for value in sorted(raw) if _RAW.match(value))
+
+    def verify(self, lines: Iterable[str]) -> list[str]:
+        """The bookmarks of `X-Neo4j-Bookmark` header lines; ValidationError naming the header
+        when one is malformed or was not signed by this service, or there are too many."""
+        found: list[str] = []
+        for line in lines:
+            for part in line.split(","):
+                token = part.strip()
+                if not token:
+                    continue
+                match = _SIGNED.match(token)
+                if match is None or not hmac.compare_digest(
+                    match.group(2), self._mac(match.group(1))
+                ):
+                    raise ValidationError(
+                        HEADER,
+                        "send back the value an earlier response returned in this header "
+                        "(comma separated when several)",
+                    )
+                found.append(match.group(1))
+        if len(found) > MAX_BOOKMARKS:
+            raise ValidationError(HEADER, f"at most {MAX_BOOKMARKS} bookmarks, got {len(found)}")
+        return found
 
 
 class CausalBookmarks(BookmarkManager):

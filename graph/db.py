@@ -15,6 +15,7 @@ that serve reads, writes to the leader, and every transaction carries the bookma
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -35,6 +36,7 @@ QueryHook = Callable[[str, float], None]
 
 PROBE_INTERVAL = 1.0
 INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark"
+BOOKMARK_TIMEOUT = "Neo.TransientError.Transaction.BookmarkTimeout"
 
 
 class Database:
@@ -62,6 +64,7 @@ class Database:
             ],
         )
         self.bookmarks = bookmarks.CausalBookmarks()
+        self._signer: bookmarks.Signer | None = None
         self.query_hooks: list[QueryHook] = []
         self._down_since: float | None = None
         self._next_probe = 0.0
@@ -114,6 +117,13 @@ class Database:
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             self._mark_down()
             raise self._unavailable(type(exc).__name__) from exc
+        except TransientError as exc:
+            if exc.code == BOOKMARK_TIMEOUT:  # not retried here: the wait was the server's
+                raise DatabaseUnavailable(
+                    f"the Neo4j member that took this request has not caught up with the "
+                    f"bookmark sent in {bookmarks.HEADER} within its wait; retry shortly"
+                ) from exc
+            raise
         except ClientError as exc:
             if exc.code == INVALID_BOOKMARK:
                 raise ValidationError(
@@ -200,6 +210,22 @@ class Database:
             bookmark_manager=self.bookmarks,
             default_access_mode=neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS,
         )
+
+    @property
+    def loaded_signer(self) -> bookmarks.Signer | None:
+        """The signer if `signer()` has loaded it (no Neo4j round trip), else None."""
+        return self._signer
+
+    def signer(self) -> bookmarks.Signer:
+        """What signs and checks the bookmarks clients hold; its key is read (or created, by
+        the first replica) in Neo4j once per process: it never changes."""
+        if self._signer is None:
+            records = self.write(
+                "service_secret",
+                {"name": bookmarks.SECRET_NAME, "value": secrets.token_hex(32)},
+            )
+            self._signer = bookmarks.Signer(bytes.fromhex(str(records[0]["value"])))
+        return self._signer
 
     def ping(self) -> str:
         """The server version; raises DatabaseUnavailable at once when Neo4j does not answer.

@@ -10,22 +10,29 @@ replica answers, at no older a state than its write (graph/bookmarks.py does the
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
 from graph import bookmarks
-from graph.errors import ValidationError
+from graph.errors import DatabaseUnavailable, ValidationError
+from graph.memory import Memory
 from resolvers.observe import send_error
+
+log = logging.getLogger("factgraph.http")
 
 
 class CausalConsistency:
     """Read the client's bookmarks into the request's context; hand back the new one.
 
     A plain ASGI middleware so the context variable it sets is the one the route's worker
-    threads inherit (Starlette and anyio copy the context into them).
+    threads inherit (Starlette and anyio copy the context into them). Bookmarks are signed
+    (`graph.bookmarks.Signer`); the signer is loaded in the app's lifespan, or here once, on a
+    worker thread, if a request comes first.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -35,27 +42,53 @@ class CausalConsistency:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        lines = Headers(scope=scope).getlist(bookmarks.HEADER)
         try:
-            sent = bookmarks.parse(Headers(scope=scope).getlist(bookmarks.HEADER))
+            sent = (await signer_of(scope["app"].state)).verify(lines) if lines else []
         except ValidationError as exc:
             await send_error(scope, send, 400, exc.code, str(exc))
+            return
+        except DatabaseUnavailable as exc:
+            await send_error(scope, send, 503, exc.code, str(exc), retry_after="5")
             return
         with bookmarks.request_scope(sent) as request:
 
             async def send_with_bookmark(message: Message) -> None:
                 if message["type"] == "http.response.start":
-                    value = request.to_return()
-                    if value is not None:
-                        MutableHeaders(scope=message)[bookmarks.HEADER] = value
+                    wrote = request.to_return()
+                    if wrote:
+                        value = await signed(scope["app"].state, wrote)
+                        if value is not None:
+                            MutableHeaders(scope=message)[bookmarks.HEADER] = value
                 await send(message)
 
             await self.app(scope, receive, send_with_bookmark)
 
 
+async def signer_of(state: Any) -> bookmarks.Signer:
+    """The app's signer; loading it (once per process) reads Neo4j, off the event loop."""
+    memory: Memory = state.memory
+    loaded = memory.db.loaded_signer
+    return loaded if loaded is not None else await run_in_threadpool(memory.db.signer)
+
+
+async def signed(state: Any, wrote: frozenset[str]) -> str | None:
+    """The header value for a request's writes; None (no header) if the key cannot be read,
+    which leaves the client reading at its replica's own pace, not failing a done write."""
+    try:
+        return (await signer_of(state)).sign(wrote)
+    except DatabaseUnavailable:
+        log.warning("no bookmark returned: the signing key could not be read")
+        return None
+
+
 class BookmarkExtension(SchemaExtension):
     """`extensions.neo4jBookmark` on a GraphQL answer whose operation wrote."""
 
-    def get_results(self) -> dict[str, Any]:
+    async def get_results(self) -> dict[str, Any]:
         request = bookmarks.current()
-        value = request.to_return() if request is not None else None
+        wrote = request.to_return() if request is not None else frozenset()
+        if not wrote:
+            return {}
+        value = await signed(self.execution_context.context["request"].app.state, wrote)
         return {bookmarks.EXTENSION: value} if value is not None else {}
