@@ -6,6 +6,8 @@ bookmark of its writes, in the `X-Neo4j-Bookmark` response header and, for Graph
 response's `extensions.neo4jBookmark` (the header is easy to lose behind GraphQL client
 libraries). A client that sends the value back in `X-Neo4j-Bookmark` is read, on whichever
 replica answers, at no older a state than its write (graph/bookmarks.py does the Neo4j side).
+Values are signed by the service, and anything else is refused before Neo4j is asked (see
+`graph.bookmarks.Signer` for why).
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ class CausalConsistency:
 
     A plain ASGI middleware so the context variable it sets is the one the route's worker
     threads inherit (Starlette and anyio copy the context into them). Bookmarks are signed
-    (`graph.bookmarks.Signer`); the signer is loaded in the app's lifespan, or here once, on a
-    worker thread, if a request comes first.
+    (`graph.bookmarks.Signer`); its key is read from Neo4j on first use, on a worker thread,
+    and kept for the process.
     """
 
     def __init__(self, app: ASGIApp) -> None:
