@@ -1,6 +1,15 @@
 // What the write pipeline needs to know before deciding, in one round trip: the live exact
 // duplicate (if any), how many live facts the scope holds (exact scan or vector index for the
 // near-duplicate check), and the active facts in the same subject / predicate slot.
+// With $lock_key set, the slot's lock is taken first (see cypher/write_lock.cypher): writers
+// of one slot on any replica take turns, and each reads what the one before committed. In
+// this query rather than its own, it costs no extra round trip.
+CALL () {
+  WITH $lock_key AS key
+  WHERE key IS NOT NULL
+  MERGE (l:WriteLock {scope: $scope, key: key})
+  DELETE l
+}
 CALL () {
   OPTIONAL MATCH (d:Fact)
   WHERE d.scope = $scope AND d.live_hash = $hash

@@ -56,7 +56,13 @@ def _key(row: Mapping[str, Any]) -> ApiKey:
 
 
 class KeyStore:
-    """Create, list, revoke and verify API keys."""
+    """Create, list, revoke and verify API keys.
+
+    Verified keys are cached per process for `cache_seconds` (a Neo4j read saved on almost
+    every request). With several replicas, a key revoked or deleted through one of them is
+    dropped from that replica's cache at once and refused by the others at most
+    `cache_seconds` later: the keys themselves live only in Neo4j.
+    """
 
     def __init__(self, db: Database, *, cache_seconds: float = 5.0) -> None:
         self.db = db

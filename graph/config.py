@@ -33,6 +33,10 @@ DEFAULT_MAX_QUEUE = MAX_QUEUE_PER_CPU * _cpus()
 # 60 s): a client must be the one to close an idle connection, or its next request can cross
 # the server's close on the wire and get no answer at all (bench/results/load.md).
 DEFAULT_KEEP_ALIVE = 120
+# What NEO4J_URI may start with: bolt:// reaches one server; neo4j:// routes (a cluster or Aura:
+# reads to members that serve reads, writes to the leader); +s is TLS with a verified
+# certificate, +ssc TLS with any certificate (self-signed).
+NEO4J_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 
 def _env(name: str, default: str) -> str:
@@ -250,7 +254,7 @@ class Settings:
             pagecache=_memory_size("FACTGRAPH_NEO4J_PAGECACHE"),
             start_timeout=float(_env_int("FACTGRAPH_NEO4J_START_TIMEOUT", 120)),
         )
-        uri = os.environ.get("NEO4J_URI") or None
+        uri = _neo4j_uri(os.environ.get("NEO4J_URI") or None)
         model_path = os.environ.get("FACTGRAPH_MODEL_PATH") or None
         indexing = _env("FACTGRAPH_CONTEXTUAL_INDEXING", "late-chunk")
         if indexing not in {"late-chunk", "off"}:
@@ -285,6 +289,19 @@ class Settings:
             keep_alive=max(1, _env_nonnegative("FACTGRAPH_KEEP_ALIVE", DEFAULT_KEEP_ALIVE)),
             default_scope=_env("FACTGRAPH_DEFAULT_SCOPE", "default").strip() or "default",
         )
+
+
+def _neo4j_uri(uri: str | None) -> str | None:
+    """NEO4J_URI as given, once its scheme is one the driver speaks (else a clear error)."""
+    if uri is None:
+        return None
+    scheme = uri.strip().partition("://")[0].lower()
+    if "://" not in uri or scheme not in NEO4J_SCHEMES:
+        raise ValueError(
+            f"NEO4J_URI must start with one of {', '.join(s + '://' for s in NEO4J_SCHEMES)} "
+            f"(neo4j+s:// for Aura), got {uri!r}"
+        )
+    return uri.strip()
 
 
 def _choice(name: str, default: str, allowed: tuple[str, ...]) -> str:

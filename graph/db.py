@@ -7,10 +7,15 @@ translated into `DatabaseUnavailable` so callers can answer 503 instead of crash
 Once Neo4j is known to be down, queries fail at once instead of each sitting in the driver's
 retry loop: at most one caller per `PROBE_INTERVAL` probes the server, and the first successful
 probe reopens the gate, so the service recovers by itself when Neo4j returns.
+
+`NEO4J_URI` may name a cluster or Aura (`neo4j://`, `neo4j+s://`): reads are routed to members
+that serve reads, writes to the leader, and every transaction carries the bookmarks of
+`graph.bookmarks` so a read never runs on a member behind the writes it must see.
 """
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -19,17 +24,19 @@ from typing import Any, TypeVar
 
 import neo4j
 from neo4j import ManagedTransaction, Record
-from neo4j.exceptions import ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, TransientError
 
-from graph import cypher
+from graph import bookmarks, cypher
 from graph.config import Settings
-from graph.errors import DatabaseUnavailable
+from graph.errors import DatabaseUnavailable, ValidationError
 
 T = TypeVar("T")
 
 QueryHook = Callable[[str, float], None]
 
 PROBE_INTERVAL = 1.0
+INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark"
+BOOKMARK_TIMEOUT = "Neo.TransientError.Transaction.BookmarkTimeout"
 
 
 class Database:
@@ -56,6 +63,8 @@ class Database:
                 neo4j.NotificationDisabledClassification.UNRECOGNIZED
             ],
         )
+        self.bookmarks = bookmarks.CausalBookmarks()
+        self._signer: bookmarks.Signer | None = None
         self.query_hooks: list[QueryHook] = []
         self._down_since: float | None = None
         self._next_probe = 0.0
@@ -108,6 +117,21 @@ class Database:
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             self._mark_down()
             raise self._unavailable(type(exc).__name__) from exc
+        except TransientError as exc:
+            if exc.code == BOOKMARK_TIMEOUT:  # not retried here: the wait was the server's
+                raise DatabaseUnavailable(
+                    f"the Neo4j member that took this request has not caught up with the "
+                    f"bookmark sent in {bookmarks.HEADER} within its wait; retry shortly"
+                ) from exc
+            raise
+        except ClientError as exc:
+            if exc.code == INVALID_BOOKMARK:
+                raise ValidationError(
+                    bookmarks.HEADER,
+                    "Neo4j cannot read this bookmark; send back a value an earlier response "
+                    "of this service returned",
+                ) from exc
+            raise
         finally:
             elapsed = time.perf_counter() - started
             for hook in self.query_hooks:
@@ -122,6 +146,7 @@ class Database:
                 parameters_=dict(params or {}),
                 database_=self.name,
                 routing_=neo4j.RoutingControl.READ,
+                bookmark_manager_=self.bookmarks,
             )
         return records
 
@@ -130,18 +155,18 @@ class Database:
 
         A managed transaction costs a second round trip (BEGIN, RUN and PULL, then COMMIT),
         ~1-2 ms per query at 100,000 facts. Auto-commit queries are not retried by the driver,
-        so a transient error is retried here once, as a managed `read`.
+        so a transient error, or a cluster member going away under the query, is retried here
+        once, as a managed `read` (which the driver retries and routes anew).
         """
         query = cypher.load(name)
         try:
-            with (
-                self._translate(name),
-                self.driver.session(
-                    database=self.name, default_access_mode=neo4j.READ_ACCESS
-                ) as session,
-            ):
-                return list(session.run(query, dict(params or {})))
-        except TransientError:
+            with self._translate(name):
+                try:
+                    with self.session(read=True) as session:
+                        return list(session.run(query, dict(params or {})))
+                except SessionExpired as exc:
+                    raise _RetryAsManaged from exc
+        except (TransientError, _RetryAsManaged):
             return self.read(name, params)
 
     def write(self, name: str, params: Mapping[str, Any] | None = None) -> list[Record]:
@@ -153,7 +178,9 @@ class Database:
                 parameters_=dict(params or {}),
                 database_=self.name,
                 routing_=neo4j.RoutingControl.WRITE,
+                bookmark_manager_=self.bookmarks,
             )
+        bookmarks.note_write()
         return records
 
     def write_tx(self, work: Callable[[ManagedTransaction], T], label: str = "write_tx") -> T:
@@ -162,21 +189,57 @@ class Database:
         `work` may be called more than once on retry, so it must not have side effects outside
         the transaction it is given.
         """
-        with self._translate(label), self.driver.session(database=self.name) as session:
-            return session.execute_write(work)
+        with self._translate(label), self.session() as session:
+            result = session.execute_write(work)
+        bookmarks.note_write()
+        return result
 
     def read_tx(self, work: Callable[[ManagedTransaction], T], label: str = "read_tx") -> T:
-        with self._translate(label), self.driver.session(database=self.name) as session:
+        with self._translate(label), self.session(read=True) as session:
             return session.execute_read(work)
+
+    def session(self, *, read: bool = False) -> neo4j.Session:
+        """A session on this database that waits for the bookmarks of `graph.bookmarks`.
+
+        Every session of the service is opened here (or through `execute_query` with the same
+        manager): one opened without it could read, on a cluster, before this process's or
+        this request's writes reached the member it was routed to.
+        """
+        return self.driver.session(
+            database=self.name,
+            bookmark_manager=self.bookmarks,
+            default_access_mode=neo4j.READ_ACCESS if read else neo4j.WRITE_ACCESS,
+        )
+
+    @property
+    def loaded_signer(self) -> bookmarks.Signer | None:
+        """The signer if `signer()` has loaded it (no Neo4j round trip), else None."""
+        return self._signer
+
+    def signer(self) -> bookmarks.Signer:
+        """What signs and checks the bookmarks clients hold; its key is read (or created, by
+        the first replica) in Neo4j once per process: it never changes."""
+        if self._signer is None:
+            records = self.write(
+                "service_secret",
+                {"name": bookmarks.SECRET_NAME, "value": secrets.token_hex(32)},
+            )
+            self._signer = bookmarks.Signer(bytes.fromhex(str(records[0]["value"])))
+        return self._signer
 
     def ping(self) -> str:
         """The server version; raises DatabaseUnavailable at once when Neo4j does not answer.
 
-        An auto-commit query, so it is not retried: a health probe must answer quickly.
+        An auto-commit query, so it is not retried: a health probe must answer quickly. It
+        carries no bookmarks: a probe asks whether a member answers, not whether it caught up.
         """
         with self._translate("ping"), self.driver.session(database=self.name) as session:
             record = session.run(cypher.load("health_ping")).single(strict=True)
         return str(record["version"])
+
+
+class _RetryAsManaged(Exception):
+    """Internal: an auto-commit read lost its cluster member; ask again as a managed read."""
 
 
 def run(tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:

@@ -7,9 +7,9 @@ names its scope first. It holds the order of operations; the storage details are
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
 
@@ -28,14 +28,24 @@ from graph.pipeline import (
     decide,
     is_single_valued,
     object_key,
+    predicate_key,
     quarantine_reason,
 )
 from graph.recall import DeepRecall, IterativeResult
 from graph.schema import apply_schema
-from graph.search import SearchOptions, SearchResult
+from graph.search import SearchOptions, SearchResult, access
 from graph.search import search as hybrid_search
 from graph.store import EntityRef, fact_properties, get_fact, new_id
 from graph.validation import check_scope, fact_from_mapping, validate
+
+T = TypeVar("T")
+
+
+STALE_RETRIES = 5
+
+
+class StaleDecision(Exception):
+    """Internal: a fact a write decided on was retired concurrently; decide again."""
 
 
 class Memory:
@@ -72,6 +82,8 @@ class Memory:
         return cls(db, embedder, settings=settings)
 
     def close(self) -> None:
+        """Write the queued access bookkeeping, then close the driver."""
+        access.flush_pending(self.db)
         self.db.close()
 
     def __enter__(self) -> Memory:
@@ -121,7 +133,9 @@ class Memory:
                 content_hash=props["content_hash"],
                 subject_key=props["subject_key"] if full else None,
                 predicate_key=props["predicate_key"] if full else None,
+                lock_slot=full,
             )
+            now, props_now = self._stamped(props, data)
             if context.duplicate is not None:
                 existing = context.duplicate
                 stored = store.reinforce(tx, scope, existing.id, now)
@@ -159,7 +173,7 @@ class Memory:
                     tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
                 )
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props, entities=entities, now=now
+                tx, scope=scope, props=props_now, entities=entities, now=now
             )
             if not created:  # lost a race to a concurrent writer of the same content
                 reason = "exact duplicate of a live fact in this scope"
@@ -174,7 +188,7 @@ class Memory:
             )
 
         with tracing.span("remember.transaction", pipeline=full) as traced:
-            decision = self.db.write_tx(work, "remember")
+            decision = self._write(work, "remember")
             traced.set("decision", decision.kind.value)
         return decision
 
@@ -195,7 +209,7 @@ class Memory:
         entities, props = self._prepare(scope, data, FactStatus.ACTIVE, now)
 
         def work(tx: ManagedTransaction) -> Decision:
-            old = store.fact_in_tx(tx, scope, old_id)
+            old = store.locked_fact(tx, scope, old_id)
             if old is None:
                 raise NotFound(f"no fact {old_id!r} in scope {scope!r}")
             if old.status is not FactStatus.ACTIVE:
@@ -204,15 +218,16 @@ class Memory:
                 )
             if old.content_hash == props["content_hash"]:
                 raise Conflict("the new fact has the same content as the one it would supersede")
+            now, props_now = self._stamped(props, data)
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props, entities=entities, now=now
+                tx, scope=scope, props=props_now, entities=entities, now=now
             )
             if not created:
                 raise Conflict(f"the new content is already held by live fact {stored.id!r}")
             self._chain(tx, scope, old.id, stored, reason, actor, now)
             return self._decided(tx, scope, DecisionKind.SUPERSEDE, stored, old, reason, actor)
 
-        return self.db.write_tx(work, "supersede")
+        return self._write(work, "supersede")
 
     def forget(
         self, scope: str, fact_id: str, *, reason: str = "forgotten", actor: str = "agent"
@@ -237,6 +252,12 @@ class Memory:
         now = self.clock()
 
         def work(tx: ManagedTransaction) -> Decision:
+            # The slot before the fact, the order remember takes them in: two writers never
+            # wait on each other's second lock. A fact's subject and predicate never change,
+            # so reading them unlocked is safe.
+            seen = store.fact_in_tx(tx, scope, fact_id)
+            if seen is not None:
+                self._lock_slot_of(tx, scope, seen)
             fact = self._require(tx, scope, fact_id, FactStatus.QUARANTINED, "validated")
             slot = [
                 old
@@ -268,7 +289,7 @@ class Memory:
                 return Decision(DecisionKind.SUPERSEDE, promoted, slot[0], why)
             return Decision(DecisionKind.INSERT, promoted, None, reason)
 
-        return self.db.write_tx(work, "validate")
+        return self._write(work, "validate")
 
     def reject(
         self, scope: str, fact_id: str, *, reason: str = "rejected", actor: str = "reviewer"
@@ -442,8 +463,12 @@ class Memory:
         actor: str,
         now: datetime,
     ) -> None:
-        """`new` SUPERSEDES `old_id`: the old fact closes at new.valid_from, and it is audited."""
-        store.retire(
+        """`new` SUPERSEDES `old_id`: the old fact closes at new.valid_from, and it is audited.
+
+        Raises StaleDecision when `old_id` is no longer active: another writer retired it after
+        this transaction read it, so the decision must be taken again (see `_write`).
+        """
+        retired = store.retire(
             tx,
             scope=scope,
             old_id=old_id,
@@ -452,6 +477,8 @@ class Memory:
             valid_until=new.valid_from,
             now=now,
         )
+        if retired is None:
+            raise StaleDecision(old_id)
         store.record_audit(
             tx,
             scope=scope,
@@ -483,6 +510,44 @@ class Memory:
         )
         return Decision(kind, stored, matched, reason)
 
+    def _stamped(self, props: dict[str, Any], data: FactInput) -> tuple[datetime, dict[str, Any]]:
+        """The write's time, taken inside its transaction, and the fact's times from it.
+
+        The fact's properties are prepared (and embedded) before the transaction, which may
+        then wait for a lock behind another writer, on this replica or another: a time taken
+        before the wait would date the new fact before the one it replaces. (Replicas' clocks
+        still differ by their skew; keep them synchronised.)
+        """
+        now = self.clock()
+        stamped = {
+            **props,
+            "valid_from": data.valid_from or now,
+            "recorded_at": data.recorded_at or now,
+            "updated_at": now,
+        }
+        return now, stamped
+
+    def _lock_slot_of(self, tx: ManagedTransaction, scope: str, fact: Fact) -> None:
+        subject = self.resolver.resolve(fact.subject) if fact.subject else None
+        key = predicate_key(fact.predicate)
+        if subject is not None and key is not None:
+            store.lock_slot(tx, scope, subject.canonical, key)
+
+    def _write(self, work: Callable[[ManagedTransaction], T], label: str) -> T:
+        """`db.write_tx`, run again when a fact it decided on was retired under it.
+
+        Slot locks serialise writers of one slot, but an explicit supersede or a forget locks
+        only its fact: a write that read the slot before such a writer committed finds, when
+        it retires a fact, that the fact is no longer active (`_chain` raises StaleDecision).
+        Deciding again on the committed state keeps the chain linear.
+        """
+        for _ in range(STALE_RETRIES):
+            try:
+                return self.db.write_tx(work, label)
+            except StaleDecision:
+                continue
+        return self.db.write_tx(work, label)
+
     def _same_slot_of(self, tx: ManagedTransaction, scope: str, fact: Fact) -> list[Fact]:
         subject = self.resolver.resolve(fact.subject) if fact.subject else None
         if subject is None or not fact.predicate:
@@ -495,7 +560,7 @@ class Memory:
     def _require(
         self, tx: ManagedTransaction, scope: str, fact_id: str, status: FactStatus, verb: str
     ) -> Fact:
-        fact = store.fact_in_tx(tx, scope, fact_id)
+        fact = store.locked_fact(tx, scope, fact_id)
         if fact is None:
             raise NotFound(f"no fact {fact_id!r} in scope {scope!r}")
         if fact.status is not status:
@@ -520,7 +585,7 @@ class Memory:
         now = self.clock()
 
         def work(tx: ManagedTransaction) -> Fact:
-            fact = store.fact_in_tx(tx, scope, fact_id)
+            fact = store.locked_fact(tx, scope, fact_id)
             if fact is None:
                 raise NotFound(f"no fact {fact_id!r} in scope {scope!r}")
             if fact.status not in allowed:

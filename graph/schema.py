@@ -50,10 +50,18 @@ def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float
     for _file, statement in cypher.statements("schema"):
         params = {"dimensions": dimensions} if "$dimensions" in statement else {}
         with db._translate("schema"):
-            db.driver.execute_query(statement, parameters_=params, database_=db.name)
+            db.driver.execute_query(
+                statement,
+                parameters_=params,
+                database_=db.name,
+                bookmark_manager_=db.bookmarks,
+            )
     with db._translate("schema"):
         db.driver.execute_query(
-            "CALL db.awaitIndexes($seconds)", parameters_={"seconds": int(wait)}, database_=db.name
+            "CALL db.awaitIndexes($seconds)",
+            parameters_={"seconds": int(wait)},
+            database_=db.name,
+            bookmark_manager_=db.bookmarks,
         )
     label_statuses(db)
 
@@ -62,7 +70,7 @@ def label_statuses(db: Database) -> int:
     """Give older facts their status label; returns how many lacked one."""
     missing = int(db.read("fact_status_label_gap")[0]["missing"])
     if missing > 0:
-        with db._translate("fact_status_label_backfill"), db.driver.session(database=db.name) as s:
+        with db._translate("fact_status_label_backfill"), db.session() as s:
             s.run(cypher.load("fact_status_label_backfill")).consume()
     return missing
 

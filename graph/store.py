@@ -6,6 +6,7 @@ that take a `ManagedTransaction` compose into one atomic write; the others run t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from dataclasses import dataclass
@@ -181,7 +182,14 @@ def write_context(
     content_hash: str,
     subject_key: str | None,
     predicate_key: str | None,
+    lock_slot: bool = False,
 ) -> WriteContext:
+    """With `lock_slot`, the slot is locked first (`slot_lock_key`), in the same round trip."""
+    lock_key = (
+        slot_lock_key(subject_key, predicate_key)
+        if lock_slot and subject_key is not None and predicate_key is not None
+        else None
+    )
     record = run(
         tx,
         "fact_write_context",
@@ -189,6 +197,7 @@ def write_context(
         hash=content_hash,
         subject_key=subject_key,
         predicate_key=predicate_key,
+        lock_key=lock_key,
     )[0]
     duplicate = record["duplicate"]
     return WriteContext(
@@ -373,6 +382,31 @@ def audit_trail(db: Database, scope: str, fact_id: str) -> list[AuditEvent]:
 def fact_in_tx(tx: ManagedTransaction, scope: str, fact_id: str) -> Fact | None:
     records = run(tx, "fact_get", scope=scope, id=fact_id)
     return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def locked_fact(tx: ManagedTransaction, scope: str, fact_id: str) -> Fact | None:
+    """The fact as committed now, and held until `tx` ends (see cypher/fact_lock.cypher).
+
+    For a decision taken on the fact's status (supersede, forget, validate): a concurrent
+    writer on any replica waits, then decides on what this one committed.
+    """
+    records = run(tx, "fact_lock", scope=scope, id=fact_id)
+    return Fact.from_node(records[0]["fact"]) if records else None
+
+
+def slot_lock_key(subject_key: str, slot_predicate: str) -> str:
+    """The lock of a subject / predicate slot (`slot_predicate` is the predicate key).
+
+    Two writers of one single-valued slot would otherwise both read it before either
+    committed and both go live (or both retire the same fact): the chain would fork. A digest,
+    so any subject fits the lock constraint's index.
+    """
+    return hashlib.sha256(f"slot\x1f{subject_key}\x1f{slot_predicate}".encode()).hexdigest()
+
+
+def lock_slot(tx: ManagedTransaction, scope: str, subject_key: str, slot_predicate: str) -> None:
+    """Hold the slot until `tx` ends (see cypher/write_lock.cypher and `slot_lock_key`)."""
+    run(tx, "write_lock", scope=scope, key=slot_lock_key(subject_key, slot_predicate))
 
 
 def fact_vector(db: Database, scope: str, fact_id: str) -> list[float] | None:

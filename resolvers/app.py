@@ -4,8 +4,9 @@ MCP at /mcp, /healthz, /metrics.
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
 Every request passes the same middlewares (resolvers/observe.py): request id and access log,
-body-size limit, admission control (resolvers/admission.py), API-key check; `app.state.gate`
-says whether keys are required.
+body-size limit, admission control (resolvers/admission.py), API-key check, and the bookmark
+round trip that gives read-your-writes across replicas (resolvers/bookmarks.py);
+`app.state.gate` says whether keys are required.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from graph.health import health_report
 from graph.memory import Memory
 from resolvers import browser_assets, rest, rest_memories
 from resolvers.admission import Admission
+from resolvers.bookmarks import CausalConsistency
 from resolvers.context import Gate, memory_of
 from resolvers.graphiql import assets_route
 from resolvers.limits import GuardedGraphQL
@@ -162,6 +164,8 @@ def create_app(
         # After the body is read: a slow upload must not hold one of the few admission slots.
         Middleware(Admission, limit=config.max_queue, retry_after=config.retry_after),
         Middleware(AuthMiddleware, gate=gate),
+        # Innermost: its context variable must be set in the task that runs the route.
+        Middleware(CausalConsistency),
     ]
     app = Starlette(
         routes=routes,

@@ -84,6 +84,10 @@ class ValidDocuments(SchemaExtension):
     request. The rules are fixed for the process, so the query text alone decides the outcome:
     a text that passed once passes again, and only texts that passed are remembered (a bad
     document is validated, and refused, every time).
+
+    The set is per process on purpose: the outcome depends on nothing but the text and this
+    build's schema, so replicas need not share it, and a replica running another build (a
+    rolling upgrade) validates against its own schema.
     """
 
     def on_validate(self) -> Iterator[None]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.tools import merge_types
 
+from resolvers.bookmarks import BookmarkExtension
 from resolvers.browse import BrowseMutation, BrowseQuery
 from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
@@ -25,7 +26,7 @@ observe_top_level(Query, Mutation)
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
-    extensions=[*graphql_limits(), ShapeErrors, HttpStatus],
+    extensions=[*graphql_limits(), ShapeErrors, HttpStatus, BookmarkExtension],
 )
 
 

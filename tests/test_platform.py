@@ -8,9 +8,11 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 import graph
 from graph import cypher
@@ -215,13 +217,66 @@ def _compose_command() -> list[str] | None:
 
 
 @pytest.mark.skipif(_compose_command() is None, reason="no docker compose client on this machine")
-def test_docker_compose_file_is_valid() -> None:
+@pytest.mark.parametrize("profile", [[], ["--profile", "replicas"]], ids=["default", "replicas"])
+def test_docker_compose_file_is_valid(profile: list[str]) -> None:
     command = _compose_command()
     assert command is not None
     out = subprocess.run(
-        [*command, "-f", str(ROOT / "docker-compose.yml"), "config", "-q"],
+        [*command, "-f", str(ROOT / "docker-compose.yml"), *profile, "config", "-q"],
         capture_output=True,
         text=True,
         check=False,
     )
     assert out.returncode == 0, out.stderr
+
+
+def test_docker_compose_file_follows_the_compose_specification() -> None:
+    """Without docker: the file against the Compose Specification's JSON schema (as vendored
+    by check-jsonschema), which catches misspelt keys and wrongly shaped values."""
+    validator = str(Path(sys.executable).parent / "check-jsonschema")
+    compose = str(ROOT / "docker-compose.yml")
+    out = subprocess.run(
+        [validator, "--builtin-schema", "vendor.compose-spec", compose],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def _compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return loaded
+
+
+def test_docker_compose_up_alone_still_runs_one_service_and_neo4j() -> None:
+    services = _compose()["services"]
+    assert {name for name, spec in services.items() if not spec.get("profiles")} == {
+        "neo4j",
+        "factgraph",
+    }
+
+
+def test_the_replicas_profile_runs_two_replicas_behind_a_balancer() -> None:
+    services = _compose()["services"]
+    profiled = {name for name, spec in services.items() if "replicas" in spec.get("profiles", [])}
+    assert profiled == {"factgraph-a", "factgraph-b", "balancer"}
+    for name in ("factgraph-a", "factgraph-b"):
+        replica = services[name]
+        assert replica["build"] == "."
+        assert replica["environment"]["NEO4J_URI"].startswith("neo4j://")
+        assert replica["environment"]["FACTGRAPH_HOST"] == "0.0.0.0"
+        assert "ports" not in replica  # reached through the balancer only
+        assert replica["depends_on"]["neo4j"]["condition"] == "service_healthy"
+    balancer = services["balancer"]
+    assert set(balancer["depends_on"]) == {"factgraph-a", "factgraph-b"}
+    assert balancer["ports"] == ["8080:8080"]
+    source, _, target = balancer["volumes"][0].partition(":")
+    assert target.startswith("/etc/nginx/nginx.conf")
+    config = (ROOT / source).read_text()
+    upstream = re.search(r"upstream factgraph \{(.*?)\}", config, re.S)
+    assert upstream is not None
+    assert re.findall(r"server (\S+?):8000", upstream.group(1)) == ["factgraph-a", "factgraph-b"]
+    assert "listen 8080;" in config
+    published = [p for spec in services.values() for p in spec.get("ports", [])]
+    assert len(published) == len(set(published))

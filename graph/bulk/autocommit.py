@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-import neo4j
 from neo4j import Record
 
-from graph import cypher
+from graph import bookmarks, cypher
 from graph.db import Database
 
 
@@ -21,15 +20,17 @@ def run_autocommit(
     db: Database, name: str, params: Mapping[str, Any] | None = None
 ) -> list[Record]:
     """Run `cypher/<name>.cypher` as an auto-commit query (it may commit in several batches)."""
-    with db._translate(name), db.driver.session(database=db.name) as session:
-        return list(session.run(cypher.load(name), dict(params or {})))
+    with db._translate(name), db.session() as session:
+        records = list(session.run(cypher.load(name), dict(params or {})))
+    bookmarks.note_write()
+    return records
 
 
 def stream(db: Database, name: str, params: Mapping[str, Any] | None = None) -> Iterator[Record]:
     """Records of a read query as they arrive, without holding the whole result."""
     with (
         db._translate(name),
-        db.driver.session(database=db.name, default_access_mode=neo4j.READ_ACCESS) as session,
+        db.session(read=True) as session,
     ):
         yield from session.run(cypher.load(name), dict(params or {}))
 

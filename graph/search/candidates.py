@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextvars
 import math
 import threading
 import time
@@ -148,6 +149,11 @@ class _Shares:
 
     Bounded, so a service that sees many scopes keeps a flat memory: past SHARES_KEPT scopes the
     least recently computed entry is dropped (it is recomputed on its next search).
+
+    Per process, and correct with any number of replicas: each derives its entries from the
+    database, holds them at most SHARE_TTL, and a share only sizes how wide the vector index
+    is asked. A share made stale by writes through another replica costs time, never results
+    (search_candidates.cypher falls back to an exact scan when the index comes back short).
     """
 
     def __init__(self) -> None:
@@ -198,9 +204,19 @@ def fetch_overlapped(
     100,000 facts), under load they queue as one query would. Same Cypher, same lists: the
     text half runs search_candidates.cypher with no vector, the vector half with no terms.
     Entity expansion seeds from both halves, so it keeps the single query (`fetch`).
+    The worker runs in this thread's context, so its query waits for the same bookmarks
+    (graph/bookmarks.py) as the vector half: both halves read at least what the caller wrote.
     """
     text = _TEXT_LISTS.submit(
-        fetch, db, scope, options, lucene=lucene, vector=None, now=now, full=full
+        contextvars.copy_context().run,
+        fetch,
+        db,
+        scope,
+        options,
+        lucene=lucene,
+        vector=None,
+        now=now,
+        full=full,
     )
     try:
         vector = embed()
