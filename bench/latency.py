@@ -775,7 +775,7 @@ def main() -> int:
         return 0
     sizes = [n for n in args.facts if not (args.skip_100k and n >= 100_000)]
     layouts = [Layout(n, scopes, args.beside) for n in sizes for scopes in args.scopes]
-    info = {"started": stamp(), **machine()}
+    info: dict[str, Any] = {"started": stamp(), **machine()}
     settings = Settings.from_env()
     memory = Memory.connect(settings)
     info["neo4j"] = (
@@ -892,7 +892,7 @@ def merged(
     figures: list[Figure],
     rss: dict[int, list[tuple[int, float]]],
     store: dict[str, dict[str, Any]],
-    info: dict[str, str],
+    info: dict[str, Any],
 ) -> tuple[list[Figure], dict[int, list[tuple[int, float]]], dict[str, dict[str, Any]]]:
     """This run's layouts beside an earlier run's others, so one file holds every size.
 
@@ -910,11 +910,23 @@ def merged(
         for row in earlier.get("figures", [])
         if (row["facts"], row.get("scope_facts") or row["facts"]) not in measured
     ]
+    earlier_info = earlier.get("info", {})
+    runs = earlier_info.get("runs") or {}
     if kept:
-        layouts = ", ".join(layout_title(x) for x in sorted({f.layout for f in kept}))
-        info["merged"] = (
-            f"{layouts}: rows of the run of {earlier.get('info', {}).get('started', '?')} UTC"
+        by_run: dict[str, list[str]] = {}
+        for layout in sorted({f.layout for f in kept}):
+            title = layout_title(layout)
+            started = runs.get(title, earlier_info.get("started", "?"))
+            runs[title] = started
+            by_run.setdefault(started, []).append(title)
+        info["merged"] = "; ".join(
+            f"{', '.join(titles)}: rows of the run of {started} UTC"
+            for started, titles in by_run.items()
         )
+    info["runs"] = {
+        **{k: v for k, v in runs.items() if k in {layout_title(f.layout) for f in kept}},
+        **{layout_title(x): info["started"] for x in measured},
+    }
     old_rss = {int(k): [tuple(x) for x in v] for k, v in earlier.get("rss", {}).items()}
     all_rss = {**{k: v for k, v in old_rss.items() if k not in rss}, **rss}
     all_store = {**earlier.get("store", {}), **store}

@@ -107,7 +107,7 @@ def markdown(
         "",
         "| machine | |",
         "|---|---|",
-        *(f"| {k} | {v} |" for k, v in info.items()),
+        *(f"| {k} | {v} |" for k, v in info.items() if k != "runs"),
         "",
         "Latencies in milliseconds over distinct queries (no query-embedding cache hits).",
         "The floor of a search is what Neo4j and the model alone cost for the same query: the",

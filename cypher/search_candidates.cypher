@@ -13,6 +13,7 @@
 // matching almost nothing in a pool of more than $exact_max facts.
 // A tag rarer than $tag_exact_max (see graph/search/candidates.py) skips the vector index: the
 // over-fetch would keep fewer than $k of its facts, so they are scored exactly straight away.
+// $scope_exact does the same for a scope whose share of the database is that small.
 // Returns ranked {id, score} lists and each candidate fact once, without its embedding (or
 // only its ranking fields, unless $full).
 // The rarest tag asked for: its degree is read from the Tag node's relationship counts, without
@@ -86,7 +87,7 @@ CALL (ps_raw, ps_fast) {
 }
 CALL (tag_exact) {
   WITH $vector AS vector
-  WHERE vector IS NOT NULL AND NOT tag_exact
+  WHERE vector IS NOT NULL AND NOT tag_exact AND NOT $scope_exact
   CALL db.index.vector.queryNodes('fact_embedding', $vec_fetch, vector) YIELD node, score
   WITH node AS f, score
   WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses

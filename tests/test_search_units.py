@@ -24,7 +24,14 @@ from graph.search import (
     to_lucene,
     weighted_fusion,
 )
-from graph.search.candidates import OVERFETCH, VECTOR_FETCH_MAX, fetch_size
+from graph.search.candidates import (
+    EXACT_MAX,
+    OVERFETCH,
+    VECTOR_FETCH_MAX,
+    ScopeSize,
+    fetch_size,
+    scope_exact,
+)
 from graph.search.lucene import MAX_FILTER_CLAUSES, MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted, named
@@ -222,6 +229,22 @@ def test_the_vector_index_is_asked_for_what_the_scope_needs() -> None:
     assert fetch_size(60, 0.0, 0) == 60 * OVERFETCH  # unknown or empty
     assert fetch_size(100, 0.5, 10_000) == 300
     assert all(60 <= fetch_size(60, s / 100, 50_000) <= VECTOR_FETCH_MAX for s in range(0, 101))
+
+
+def test_a_scope_too_small_a_share_for_the_index_is_scored_exactly_at_once() -> None:
+    """When the widest index call would keep fewer than k of the scope's facts, the exact scan
+    would follow it anyway: it is skipped. Big scopes, and scopes the index serves, keep it."""
+
+    def exact(live: int, total: int, k: int = 60) -> bool:
+        size = ScopeSize(live / total, live, total)
+        return scope_exact(k, fetch_size(k, size.share, live), size)
+
+    assert exact(10_000, 1_010_000)  # 1,000 neighbours hold ~10 of its facts
+    assert exact(500, 100_000)
+    assert not exact(10_000, 110_000)  # 1,000 neighbours hold ~90
+    assert not exact(100_000, 100_000)
+    assert not exact(EXACT_MAX + 1, 10_000_000)  # too big to scan: the index, however short
+    assert not exact(0, 1_000)
 
 
 def test_scope_shares_are_remembered_for_a_bounded_number_of_scopes(

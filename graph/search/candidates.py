@@ -136,6 +136,17 @@ def tag_exact_max(k: int, vec_fetch: int, total: int) -> int:
     return min(EXACT_MAX, math.ceil(k * total / vec_fetch))
 
 
+def scope_exact(k: int, vec_fetch: int, size: ScopeSize) -> bool:
+    """Whether the scope's facts are scored exactly without asking the vector index first.
+
+    Of `vec_fetch` neighbours from the whole database, about vec_fetch * share fall in the
+    scope; under k, the exact scan follows the index call anyway. A 10,000-fact scope beside
+    a million other facts: the index call (k = 1,000, ~95 ms) came back with ~10 of its facts
+    and the scan ran after it (bench/latency.py --beside).
+    """
+    return 0 < size.live <= EXACT_MAX and vec_fetch * size.share < k
+
+
 class ScopeSize(NamedTuple):
     """A scope's share of the database's facts, its live facts, and the database's facts."""
 
@@ -272,6 +283,7 @@ def fetch(
         wide=max(WIDE, k * OVERFETCH),
         exact_max=EXACT_MAX,
         tag_exact_max=tag_exact_max(k, vec_fetch, size.total),
+        scope_exact=scope_exact(k, vec_fetch, size),
         hops=options.expand_hops,
         seeds=EXPANSION_SEEDS,
         full=full,
