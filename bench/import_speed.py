@@ -1,18 +1,27 @@
-"""Facts per second for `factgraph import --fast` of N generated facts, and where the time goes.
+"""Facts per second for `factgraph import --fast` of N generated facts, against Neo4j's own floor.
 
-Two runs into fresh scopes of the configured Neo4j, each deleted afterwards (in bounded
+Runs into fresh scopes of the configured Neo4j, each deleted afterwards (in bounded
 transactions, cypher/scope_delete_batched.cypher):
 
+  floor     Neo4j's own speed for the same rows: the importer's property maps (vector included),
+            batch by batch, as a bare `UNWIND $rows AS row CREATE (f:BenchFloorFact) SET f =
+            row.props` under a label with nothing but the same vector index
+            (cypher/bench_import_floor*.cypher). Only the transactions are timed; parsing is not.
+            Measured right before and right after the importer, on the same machine state: the
+            machine is shared, so the ratio of the two, not either figure, is the result.
   supplied  every row carries its 384-number vector (random unit vectors: what matters for
             speed is the size of the data and the index work, not what the vectors mean)
+  ablation  the importer at --ablation-rows with its statements added one at a time (facts
+            only, + entities, + tags, + audit, + passages = everything), beside a floor of the
+            same size: what each of the extra writes costs
   computed  no vectors in the file: the model embeds every fact's contextual index text
 
 The importer's own timings say where the time went: parsing (a reader thread, overlapped),
 embedding (main thread), Neo4j writes (a writer thread, overlapped with the next batch's
 embedding) and the time the main thread spent waiting for Neo4j.
 
-    .venv/bin/python bench/import_speed.py                  # 100,000 facts, both runs
-    .venv/bin/python bench/import_speed.py --rows 5000 --skip-computed
+    .venv/bin/python bench/import_speed.py --out bench/results/import     # 100,000 facts
+    .venv/bin/python bench/import_speed.py --rows 5000 --ablation-rows 0 --computed-rows 0
 """
 
 from __future__ import annotations
@@ -29,10 +38,22 @@ from typing import Any
 
 import numpy as np
 
-from graph.bulk.autocommit import delete_scope
-from graph.bulk.importer import ImportOptions, ImportSummary, run_import
+from graph.bulk.autocommit import delete_scope, run_autocommit
+from graph.bulk.importer import Importer, ImportOptions, ImportSummary
+from graph.bulk.rows import read_records
+from graph.bulk.spec import FactRow
+from graph.bulk.wire import Rows
 from graph.config import Settings
+from graph.db import run
 from graph.memory import Memory
+
+LADDER: list[tuple[str, tuple[str, ...]]] = [
+    ("facts only", ()),
+    ("+ entities", ("entities",)),
+    ("+ tags", ("entities", "tags")),
+    ("+ audit", ("entities", "tags", "audit")),
+    ("+ passages (everything)", Importer.stages),
+]
 
 NAMES = [
     f"{first} {last}"
@@ -82,12 +103,21 @@ def generate(path: Path, rows: int, *, vectors: bool, dimensions: int = 384) -> 
                 out.write(json.dumps(row) + "\n")
 
 
-def measure(memory: Memory, path: Path, batch_size: int, label: str) -> dict[str, Any]:
-    scope = f"bench-{label}-{uuid.uuid4().hex[:8]}"
+def measure(
+    memory: Memory,
+    path: Path,
+    batch_size: int,
+    label: str,
+    stages: tuple[str, ...] = Importer.stages,
+) -> dict[str, Any]:
+    """One `import --fast` into a fresh scope (deleted afterwards), with the given statements."""
+    scope = f"bench-{label.replace(' ', '')}-{uuid.uuid4().hex[:8]}"
+    importer = Importer(
+        memory, ImportOptions(path=path, scope=scope, fast=True, batch_size=batch_size)
+    )
+    importer.stages = stages
     try:
-        summary: ImportSummary = run_import(
-            memory, ImportOptions(path=path, scope=scope, fast=True, batch_size=batch_size)
-        )
+        summary: ImportSummary = importer.run()
     finally:
         started = time.perf_counter()
         delete_scope(memory.db, scope)
@@ -103,43 +133,188 @@ def measure(memory: Memory, path: Path, batch_size: int, label: str) -> dict[str
     }
 
 
+def measure_floor(memory: Memory, path: Path, batch_size: int) -> dict[str, Any]:
+    """Neo4j's own rate for the importer's rows: bare CREATEs under a vector-indexed label.
+
+    The rows are the importer's own property maps (`Importer._params`), so the nodes carry the
+    same data; only the write transactions are timed.
+    """
+    db = memory.db
+    run_autocommit(db, "bench_import_floor_index", {"dimensions": memory.embedder.dimensions})
+    db.driver.execute_query("CALL db.awaitIndexes(300)", database_=db.name)
+    importer = Importer(memory, ImportOptions(path=path, scope="bench-floor", fast=True))
+    importer.dimensions = memory.embedder.dimensions
+    now = memory.clock()
+    writing = 0.0
+    rows = 0
+    started = time.perf_counter()
+
+    def write(batch: list[dict[str, Any]]) -> float:
+        begun = time.perf_counter()
+        db.write_tx(lambda tx: run(tx, "bench_import_floor", rows=Rows(batch)), "bench floor")
+        return time.perf_counter() - begun
+
+    try:
+        batch: list[dict[str, Any]] = []
+        for raw in read_records(path, "jsonl"):
+            row = importer._parse(raw)
+            assert isinstance(row, FactRow), row
+            params = importer._params(importer._prepare(row, now), row.vector or [], now)
+            batch.append({"props": {**params["props"], **params["times"]}})
+            if len(batch) >= batch_size:
+                writing += write(batch)
+                rows += len(batch)
+                batch = []
+        if batch:
+            writing += write(batch)
+            rows += len(batch)
+        wall = time.perf_counter() - started
+    finally:
+        cleanup = time.perf_counter()
+        run_autocommit(db, "bench_import_floor_drop")
+        run_autocommit(db, "bench_import_floor_drop_index")
+        deleted_in = time.perf_counter() - cleanup
+    return {
+        "run": "floor",
+        "rows": rows,
+        "write_seconds": round(writing, 1),
+        "wall_seconds": round(wall, 1),
+        "facts_per_second": round(rows / writing, 1),
+        "delete_seconds": round(deleted_in, 1),
+    }
+
+
+def generated(tmp: Path, rows: int, *, vectors: bool) -> Path:
+    path = tmp / f"{'supplied' if vectors else 'computed'}-{rows}.jsonl"
+    if not path.exists():
+        started = time.perf_counter()
+        generate(path, rows, vectors=vectors)
+        print(
+            f"generated {rows} rows ({path.stat().st_size / 1e6:.0f} MB) "
+            f"in {time.perf_counter() - started:.0f}s",
+            file=sys.stderr,
+        )
+    return path
+
+
+def side_by_side(memory: Memory, path: Path, batch_size: int, label: str) -> dict[str, Any]:
+    """Floor, importer, floor again: the importer's rate against the mean of the two floors."""
+    before = measure_floor(memory, path, batch_size)
+    print(json.dumps(before), file=sys.stderr)
+    result = measure(memory, path, batch_size, label)
+    print(json.dumps(result), file=sys.stderr)
+    after = measure_floor(memory, path, batch_size)
+    print(json.dumps(after), file=sys.stderr)
+    floor = round((before["facts_per_second"] + after["facts_per_second"]) / 2, 1)
+    return {
+        **result,
+        "floor_facts_per_second": floor,
+        "ratio_to_floor": round(result["facts_per_second"] / floor, 2),
+        "floors": [before, after],
+    }
+
+
+def ablation(memory: Memory, path: Path, batch_size: int) -> list[dict[str, Any]]:
+    floor = measure_floor(memory, path, batch_size)
+    print(json.dumps(floor), file=sys.stderr)
+    steps: list[dict[str, Any]] = []
+    for label, stages in LADDER:
+        step = measure(memory, path, batch_size, label, stages)
+        step["ratio_to_floor"] = round(step["facts_per_second"] / floor["facts_per_second"], 2)
+        print(json.dumps(step), file=sys.stderr)
+        steps.append(step)
+    return [floor, *steps]
+
+
+def render(report: dict[str, Any]) -> str:
+    lines = [
+        f"# Import speed ({report['date']})",
+        "",
+        f"`{report['command']}`",
+        "",
+        f"Neo4j {report['neo4j']}, heap {report['heap']}, page cache {report['pagecache']}, "
+        f"batch size {report['batch_size']}, on a shared 2-core machine: compare each rate with "
+        "the floor measured beside it, not across runs.",
+        "",
+        "| run | facts | facts/s | floor facts/s | ratio | where the time went |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in report["runs"]:
+        spent = ", ".join(f"{k} {v:.0f}s" for k, v in r["timings"].items() if v >= 0.5)
+        floor = r.get("floor_facts_per_second", "")
+        lines.append(
+            f"| {r['run']} | {r['inserted']} | {r['facts_per_second']} | {floor} | "
+            f"{r.get('ratio_to_floor', '')} | {spent} |"
+        )
+    if report.get("ablation"):
+        floor, *steps = report["ablation"]
+        lines += [
+            "",
+            f"Ablation at {floor['rows']} facts, embeddings supplied: the importer with its "
+            f"statements added one at a time, against a floor of {floor['facts_per_second']} "
+            "facts/s measured just before.",
+            "",
+            "| importer writes | facts/s | ratio to floor | tx statements (s) |",
+            "|---|---|---|---|",
+        ]
+        for step in steps:
+            tx = ", ".join(
+                f"{k[4:]} {v:.1f}" for k, v in step["timings"].items() if k.startswith("tx: ")
+            )
+            lines.append(
+                f"| {step['run']} | {step['facts_per_second']} | {step['ratio_to_floor']} | {tx} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--batch-size", type=int, default=1000)
-    parser.add_argument("--skip-computed", action="store_true")
-    parser.add_argument("--skip-supplied", action="store_true")
+    parser.add_argument("--ablation-rows", type=int, default=20_000, help="0 to skip")
+    parser.add_argument("--computed-rows", type=int, default=0, help="0 to skip (the model's rate)")
     parser.add_argument("--workdir", type=Path, help="where to write the generated files")
+    parser.add_argument("--out", type=Path, help="write OUT.json and OUT.md")
     args = parser.parse_args()
 
     settings = Settings.from_env()
     memory = Memory.connect(settings)
-    results: list[dict[str, Any]] = []
+    report: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "command": "python bench/import_speed.py " + " ".join(sys.argv[1:]),
+        "neo4j": memory.db.driver.execute_query(
+            "CALL dbms.components() YIELD versions RETURN versions[0] AS v"
+        ).records[0]["v"],
+        "heap": settings.local.heap,
+        "pagecache": settings.local.pagecache,
+        "batch_size": args.batch_size,
+        "runs": [],
+    }
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
-        for label, vectors, skip in (
-            ("supplied", True, args.skip_supplied),
-            ("computed", False, args.skip_computed),
-        ):
-            if skip:
-                continue
-            path = Path(tmp) / f"{label}.jsonl"
-            started = time.perf_counter()
-            generate(path, args.rows, vectors=vectors)
-            print(
-                f"generated {args.rows} rows ({path.stat().st_size / 1e6:.0f} MB) "
-                f"in {time.perf_counter() - started:.0f}s",
-                file=sys.stderr,
-            )
-            results.append(measure(memory, path, args.batch_size, label))
-            print(json.dumps(results[-1]), file=sys.stderr)
+        supplied = generated(Path(tmp), args.rows, vectors=True)
+        report["runs"].append(side_by_side(memory, supplied, args.batch_size, "supplied"))
+        if args.ablation_rows:
+            path = generated(Path(tmp), args.ablation_rows, vectors=True)
+            report["ablation"] = ablation(memory, path, args.batch_size)
+        if args.computed_rows:
+            path = generated(Path(tmp), args.computed_rows, vectors=False)
+            report["runs"].append(measure(memory, path, args.batch_size, "computed"))
+            print(json.dumps(report["runs"][-1]), file=sys.stderr)
     memory.close()
 
-    print(f"\nimport --fast of {args.rows} facts, batch size {args.batch_size}")
-    print(f"{'run':10} {'facts/s':>9} {'seconds':>9}  where the time went")
-    for r in results:
-        spent = ", ".join(f"{k} {v:.0f}s" for k, v in r["timings"].items() if v >= 0.5)
-        print(f"{r['run']:10} {r['facts_per_second']:>9} {r['seconds']:>9.0f}  {spent}")
-    print(json.dumps(results, indent=2))
+    largest = report["runs"][0]
+    summary = {
+        "facts": largest["inserted"],
+        "facts_per_s": largest["facts_per_second"],
+        "floor_facts_per_s": largest["floor_facts_per_second"],
+        "ratio_to_floor": largest["ratio_to_floor"],
+        **report,
+    }
+    print(render(report))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.with_suffix(".json").write_text(json.dumps(summary, indent=2) + "\n")
+        args.out.with_suffix(".md").write_text(render(report))
     return 0
 
 

@@ -531,7 +531,7 @@ class Importer:
                     linked = run(tx, "import_supersedes", links=_link_params(links))
             if "passages" in stages:
                 with timed("passages"):
-                    passages.refresh_rows(tx, [row["props"] for row in rows])
+                    passages.refresh_sessions(tx, [row["props"] for row in rows])
             restored = 0
             if restore:
                 with timed("entities restored"):
