@@ -11,6 +11,8 @@ written before those labels existed get theirs here, once.
 
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import dataclass
 
 from graph import cypher
@@ -46,16 +48,50 @@ def check_vector_dimensions(db: Database, dimensions: int, embedder_id: str) -> 
 
 def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float = 300) -> None:
     """Create what is missing and wait until every index is ONLINE."""
-    check_vector_dimensions(db, dimensions, embedder_id)
-    for _file, statement in cypher.statements("schema"):
-        params = {"dimensions": dimensions} if "$dimensions" in statement else {}
-        with db._translate("schema"):
-            db.driver.execute_query(statement, parameters_=params, database_=db.name)
+    create_schema(db, dimensions, embedder_id)
     with db._translate("schema"):
         db.driver.execute_query(
             "CALL db.awaitIndexes($seconds)", parameters_={"seconds": int(wait)}, database_=db.name
         )
     label_statuses(db)
+
+
+def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
+    """Create what is missing; indexes over existing data populate in the background."""
+    check_vector_dimensions(db, dimensions, embedder_id)
+    for _file, statement in cypher.statements("schema"):
+        params = {"dimensions": dimensions} if "$dimensions" in statement else {}
+        with db._translate("schema"):
+            db.driver.execute_query(statement, parameters_=params, database_=db.name)
+
+
+def wait_for_indexes(db: Database, *, progress: bool = True, poll: float = 1.0) -> None:
+    """Wait, with a progress bar, until every index is ONLINE (after a bulk load: minutes).
+
+    Raises if an index FAILED, naming it, rather than waiting forever.
+    """
+    from tqdm import tqdm
+
+    with tqdm(
+        total=100.0,
+        unit="%",
+        desc="indexes",
+        file=sys.stderr,
+        disable=not progress,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}",
+    ) as bar:
+        while True:
+            states = index_states(db)
+            failed = [s.name for s in states if s.state == "FAILED"]
+            if failed:
+                raise SchemaMismatch(f"index population failed: {', '.join(failed)}")
+            waiting = [s for s in states if s.state != "ONLINE"]
+            done = sum(100.0 if s.state == "ONLINE" else s.population_percent for s in states)
+            bar.n = round(done / max(1, len(states)), 1)
+            bar.set_postfix_str(", ".join(s.name for s in waiting[:3]), refresh=True)
+            if not waiting:
+                return
+            time.sleep(poll)
 
 
 def label_statuses(db: Database) -> int:
