@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from graph.bulk.autocommit import delete_scope, run_autocommit
-from graph.bulk.importer import Importer, ImportOptions, ImportSummary
+from graph.bulk.importer import Importer, ImportOptions, ImportSummary, settle
 from graph.bulk.rows import read_records
 from graph.bulk.spec import FactRow
 from graph.bulk.wire import Rows
@@ -109,15 +109,26 @@ def measure(
     batch_size: int,
     label: str,
     stages: tuple[str, ...] = Importer.stages,
+    *,
+    settle_after: bool = False,
 ) -> dict[str, Any]:
-    """One `import --fast` into a fresh scope (deleted afterwards), with the given statements."""
+    """One `import --fast` into a fresh scope (deleted afterwards), with the given statements.
+
+    With `settle_after`, also what `run_import` does next (graph/bulk/settle.py), timed apart,
+    with the vector index call's p50 before and after it.
+    """
     scope = f"bench-{label.replace(' ', '')}-{uuid.uuid4().hex[:8]}"
     importer = Importer(
         memory, ImportOptions(path=path, scope=scope, fast=True, batch_size=batch_size)
     )
     importer.stages = stages
+    vector_ms: dict[str, float] = {}
     try:
         summary: ImportSummary = importer.run()
+        if settle_after:
+            vector_ms["before merge"] = vector_p50(memory)
+            settle(memory, summary, progress=True)
+            vector_ms["after merge"] = vector_p50(memory)
     finally:
         started = time.perf_counter()
         delete_scope(memory.db, scope)
@@ -130,7 +141,21 @@ def measure(
         "facts_per_second": round(summary.inserted / summary.seconds, 1),
         "timings": summary.timings,
         "scope_delete_seconds": round(deleted_in, 1),
+        **({"settled": summary.settled, "vector_p50_ms": vector_ms} if settle_after else {}),
     }
+
+
+def vector_p50(memory: Memory, queries: int = 200, k: int = 96) -> float:
+    """Median time of the vector index call alone (random unit queries), in milliseconds."""
+    rng = np.random.default_rng(7)
+    times: list[float] = []
+    for _ in range(queries):
+        vector = rng.standard_normal(memory.embedder.dimensions)
+        vector = (vector / np.linalg.norm(vector)).tolist()
+        started = time.perf_counter()
+        memory.db.read_fast("bench_floor_vector", {"k": k, "vector": vector})
+        times.append((time.perf_counter() - started) * 1000.0)
+    return round(float(np.median(times)), 2)
 
 
 def measure_floor(memory: Memory, path: Path, batch_size: int) -> dict[str, Any]:
@@ -201,7 +226,7 @@ def side_by_side(memory: Memory, path: Path, batch_size: int, label: str) -> dic
     """Floor, importer, floor again: the importer's rate against the mean of the two floors."""
     before = measure_floor(memory, path, batch_size)
     print(json.dumps(before), file=sys.stderr)
-    result = measure(memory, path, batch_size, label)
+    result = measure(memory, path, batch_size, label, settle_after=True)
     print(json.dumps(result), file=sys.stderr)
     after = measure_floor(memory, path, batch_size)
     print(json.dumps(after), file=sys.stderr)
@@ -246,6 +271,16 @@ def render(report: dict[str, Any]) -> str:
             f"| {r['run']} | {r['inserted']} | {r['facts_per_second']} | {floor} | "
             f"{r.get('ratio_to_floor', '')} | {spent} |"
         )
+    for r in report["runs"]:
+        if r.get("settled"):
+            p50 = r["vector_p50_ms"]
+            lines += [
+                "",
+                f"After the {r['run']} import, run_import let Lucene merge the vector index "
+                f"(graph/bulk/settle.py): {r['settled']}. Vector index call (k = 96, random "
+                f"queries) p50 {p50['before merge']} ms right after the import, "
+                f"{p50['after merge']} ms after the merge.",
+            ]
     if report.get("ablation"):
         floor, *steps = report["ablation"]
         lines += [

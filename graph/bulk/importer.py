@@ -108,6 +108,7 @@ class ImportSummary:
     resumed_from: int = 0
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+    settled: str | None = None  # what graph/bulk/settle.py did to the vector index
 
     _COUNTS = (
         "records",
@@ -172,6 +173,8 @@ class ImportSummary:
             lines.append(f"    ... {self.rejected - 20} more")
         for warning in self.warnings[:20]:
             lines.append(f"  warning: {warning}")
+        if self.settled:
+            lines.append(f"  {self.settled}")
         if self.timings:
             spent = ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items() if v >= 0.05)
             lines.append(f"  time: {spent}")
@@ -844,8 +847,25 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+SETTLE_AFTER = 10_000  # facts inserted; fewer leave too few segments to slow a search
+
+
 def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
-    return Importer(memory, options).run()
+    """Import, then leave the vector index merged (graph/bulk/settle.py) after a large load."""
+    summary = Importer(memory, options).run()
+    if not options.dry_run and summary.inserted >= SETTLE_AFTER:
+        settle(memory, summary, progress=options.progress)
+    return summary
+
+
+def settle(memory: Memory, summary: ImportSummary, *, progress: bool) -> None:
+    from graph.bulk.settle import settle_vector_index
+
+    settled = settle_vector_index(
+        memory.db, memory.settings, memory.embedder.dimensions, progress=progress
+    )
+    summary.timings["vector index merged"] = round(settled.seconds, 2)
+    summary.settled = settled.render()
 
 
 __all__ = ["ImportOptions", "ImportSummary", "Importer", "RowError", "run_import"]

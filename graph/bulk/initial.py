@@ -25,7 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from graph import passages
-from graph.bulk.importer import Importer, ImportOptions, ImportSummary, Item, RowError
+from graph.bulk.importer import (
+    Importer,
+    ImportOptions,
+    ImportSummary,
+    Item,
+    RowError,
+    settle,
+)
 from graph.bulk.offline import CsvGroups, entity_key
 from graph.bulk.spec import EntityRow, FactRow
 from graph.config import Settings
@@ -342,8 +349,9 @@ def run_initial_import(settings: Settings, options: ImportOptions) -> ImportSumm
         wait_for_indexes(memory.db, progress=options.progress)
         timings["indexes online"] = time.perf_counter() - phase
         _set_empty_lists(memory, importer.files.empty_lists)
+        settle(memory, summary, progress=options.progress)
     summary.seconds = round(time.perf_counter() - started, 3)
-    summary.timings = {k: round(v, 2) for k, v in timings.items()}
+    summary.timings = {k: round(v, 2) for k, v in {**timings, **summary.timings}.items()}
     return summary
 
 
