@@ -219,6 +219,7 @@ def measure_floor(
 
 
 def generated(tmp: Path, rows: int, *, vectors: bool) -> Path:
+    """The generated file of this size in `tmp` (--workdir keeps files between runs)."""
     path = tmp / f"{'supplied' if vectors else 'computed'}-{rows}.jsonl"
     if not path.exists():
         started = time.perf_counter()
@@ -391,7 +392,9 @@ def main() -> int:
         action="store_true",
         help="measure `import --initial` (on a private empty Neo4j) instead of --fast",
     )
-    parser.add_argument("--workdir", type=Path, help="where to write the generated files")
+    parser.add_argument(
+        "--workdir", type=Path, help="where the generated files are kept (default: deleted)"
+    )
     parser.add_argument("--out", type=Path, help="write OUT.json and OUT.md (merged with them)")
     args = parser.parse_args()
 
@@ -408,12 +411,12 @@ def main() -> int:
         "batch_size": args.batch_size,
         "runs": [],
     }
-    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+    with tempfile.TemporaryDirectory(dir=args.workdir) as scratch:
+        tmp = args.workdir or Path(scratch)
         supplied = generated(Path(tmp), args.rows, vectors=True)
         if args.initial:
             memory.close()
-            report["runs"].append(initial(settings, supplied, args.batch_size, Path(tmp)))
-            supplied.unlink()
+            report["runs"].append(initial(settings, supplied, args.batch_size, Path(scratch)))
             memory = Memory.connect(settings)
         else:
             report["runs"].append(side_by_side(memory, supplied, args.batch_size, "supplied"))
