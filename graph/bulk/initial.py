@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from graph.bulk.importer import (
     ImportSummary,
     Item,
     RowError,
+    _Tally,
     settle,
 )
 from graph.bulk.offline import CsvGroups, entity_key
@@ -95,13 +97,15 @@ class InitialImporter(Importer):
     # -- the rows --------------------------------------------------------------------------
     def _write_fast(self, batch: list[Item]) -> None:
         facts: list[FactRow] = []
+        tally = _Tally()
         for _, item in batch:
             if isinstance(item, RowError):
-                self._reject(item)
+                tally.errors.append(item)
             elif isinstance(item, EntityRow):
                 self._restores.append(item)
-            elif self._first_seen(item):
+            elif self._first_sight(item, tally):
                 facts.append(item)
+        self._apply(tally)
         now = self._now
         prepared = [self._prepare(row, now) for row in facts]
         vectors = iter(self._embed([p.index_text for p in prepared if p.needs_vector]))
@@ -114,18 +118,6 @@ class InitialImporter(Importer):
         self.summary.records = batch[-1][0]
         self._bar.update(len(batch))
         self._bar.set_postfix(self._postfix(), refresh=False)
-
-    def _first_seen(self, row: FactRow) -> bool:
-        seen = self._seen.get(row.id)
-        if seen is None:
-            self._seen[row.id] = (row.line, row.fingerprint)
-            return True
-        line, fingerprint = seen
-        if fingerprint == row.fingerprint:
-            self.summary.deduplicated += 1
-        else:
-            self._reject(RowError(row.line, "id", f"{row.id!r} is already used on line {line}"))
-        return False
 
     def _write_fact(self, row: FactRow, params: dict[str, Any]) -> None:
         props: dict[str, Any] = dict(params["props"])
@@ -228,10 +220,13 @@ class InitialImporter(Importer):
                 "lexical_text": entity.lexical_text,
             }
             props.update(entity.props)
+            # As cypher/import_entities.cypher leaves it: created now, unless the export says when.
             times = {"created_at": self._now.isoformat()}
-            if "created_at" in props:
-                value = props.pop("created_at")
-                times = {"created_at": value.isoformat()} if hasattr(value, "isoformat") else times
+            created = props.get("created_at")
+            if isinstance(created, datetime):
+                times = {"created_at": props.pop("created_at").isoformat()}
+            elif created is not None:
+                times = {}
             self.files.node(
                 "Entity",
                 "Entity",
