@@ -11,13 +11,17 @@ written before those labels existed get theirs here, once.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from graph import cypher
 from graph.db import Database
 from graph.errors import SchemaMismatch
+
+_CREATES = re.compile(r"^\s*CREATE\s+(\w+\s+)?(INDEX|CONSTRAINT)", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,31 @@ def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
             db.driver.execute_query(statement, parameters_=params, database_=db.name)
 
 
-def wait_for_indexes(db: Database, *, progress: bool = True, poll: float = 1.0) -> None:
+def build_schema(db: Database, dimensions: int, embedder_id: str, *, progress: bool) -> None:
+    """`create_schema` over a freshly loaded store, with one progress bar for all of it.
+
+    Creating a uniqueness constraint blocks until its index is populated (minutes at a million
+    facts), so the statements run on a thread while the bar follows every index's population.
+    """
+    expected = sum(1 for _f, statement in cypher.statements("schema") if _CREATES.search(statement))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="schema") as pool:
+        creating = pool.submit(create_schema, db, dimensions, embedder_id)
+        wait_for_indexes(db, progress=progress, until=creating, expected=expected)
+        creating.result()
+
+
+def wait_for_indexes(
+    db: Database,
+    *,
+    progress: bool = True,
+    poll: float = 1.0,
+    until: Future[None] | None = None,
+    expected: int = 0,
+) -> None:
     """Wait, with a progress bar, until every index is ONLINE (after a bulk load: minutes).
 
-    Raises if an index FAILED, naming it, rather than waiting forever.
+    With `until`, also until that work (the statements creating the indexes) is done; the bar
+    counts `expected` indexes from the start. Raises if an index FAILED, naming it.
     """
     from tqdm import tqdm
 
@@ -87,9 +112,11 @@ def wait_for_indexes(db: Database, *, progress: bool = True, poll: float = 1.0) 
                 raise SchemaMismatch(f"index population failed: {', '.join(failed)}")
             waiting = [s for s in states if s.state != "ONLINE"]
             done = sum(100.0 if s.state == "ONLINE" else s.population_percent for s in states)
-            bar.n = round(done / max(1, len(states)), 1)
+            bar.n = round(min(100.0, done / max(1, len(states), expected)), 1)
             bar.set_postfix_str(", ".join(s.name for s in waiting[:3]), refresh=True)
-            if not waiting:
+            if until is not None and until.done() and until.exception() is not None:
+                return  # the caller's result() raises it
+            if not waiting and (until is None or until.done()):
                 return
             time.sleep(poll)
 

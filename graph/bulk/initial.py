@@ -41,7 +41,7 @@ from graph.config import Settings
 from graph.errors import FactgraphError
 from graph.memory import Memory
 from graph.neo4j_local import LocalNeo4j
-from graph.schema import create_schema, wait_for_indexes
+from graph.schema import build_schema
 
 _ADMIN_ENTRY_POINT = "org.neo4j.cli.AdminTool"
 _STATUS_LABELS = {
@@ -340,8 +340,9 @@ def run_initial_import(settings: Settings, options: ImportOptions) -> ImportSumm
     local.start()
     phase = time.perf_counter()
     with Memory.connect(settings, apply=False) as memory:
-        create_schema(memory.db, memory.embedder.dimensions, memory.embedder.id)
-        wait_for_indexes(memory.db, progress=options.progress)
+        build_schema(
+            memory.db, memory.embedder.dimensions, memory.embedder.id, progress=options.progress
+        )
         timings["indexes online"] = time.perf_counter() - phase
         _set_empty_lists(memory, importer.files.empty_lists)
         settle(memory, summary, progress=options.progress)
