@@ -281,10 +281,10 @@ def render(report: dict[str, Any]) -> str:
     ]
     for r in report["runs"]:
         spent = ", ".join(f"{k} {v:.0f}s" for k, v in r["timings"].items() if v >= 0.5)
-        floor = r.get("floor_facts_per_second", "")
+        floor = r.get("floor_facts_per_second") or "not measured"
         lines.append(
             f"| {r['run']} | {r['inserted']} | {r['facts_per_second']} | {floor} | "
-            f"{r.get('ratio_to_floor', '')} | {spent} |"
+            f"{r.get('ratio_to_floor') or ''} | {spent} |"
         )
     for r in report["runs"]:
         if r.get("settled"):
