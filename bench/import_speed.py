@@ -287,7 +287,7 @@ def render(report: dict[str, Any]) -> str:
             f"{r.get('ratio_to_floor') or ''} | {spent} |"
         )
     for r in report["runs"]:
-        if r.get("settled"):
+        if r.get("settled") and r.get("vector_p50_ms"):
             p50 = r["vector_p50_ms"]
             lines += [
                 "",
@@ -296,6 +296,8 @@ def render(report: dict[str, Any]) -> str:
                 f"queries) p50 {p50['before merge']} ms right after the import, "
                 f"{p50['after merge']} ms after the merge.",
             ]
+        elif r.get("settled"):
+            lines += ["", f"After the {r['run']} import: {r['settled']}."]
     if report.get("ablation"):
         floor, *steps = report["ablation"]
         lines += [
