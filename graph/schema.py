@@ -11,11 +11,17 @@ written before those labels existed get theirs here, once.
 
 from __future__ import annotations
 
+import re
+import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from graph import cypher
 from graph.db import Database
 from graph.errors import SchemaMismatch
+
+_CREATES = re.compile(r"^\s*CREATE\s+(\w+\s+)?(INDEX|CONSTRAINT)", re.IGNORECASE | re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,19 @@ def check_vector_dimensions(db: Database, dimensions: int, embedder_id: str) -> 
 
 def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float = 300) -> None:
     """Create what is missing and wait until every index is ONLINE."""
+    create_schema(db, dimensions, embedder_id)
+    with db._translate("schema"):
+        db.driver.execute_query(
+            "CALL db.awaitIndexes($seconds)",
+            parameters_={"seconds": int(wait)},
+            database_=db.name,
+            bookmark_manager_=db.bookmarks,
+        )
+    label_statuses(db)
+
+
+def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
+    """Create what is missing; indexes over existing data populate in the background."""
     check_vector_dimensions(db, dimensions, embedder_id)
     for _file, statement in cypher.statements("schema"):
         params = {"dimensions": dimensions} if "$dimensions" in statement else {}
@@ -56,14 +75,58 @@ def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float
                 database_=db.name,
                 bookmark_manager_=db.bookmarks,
             )
-    with db._translate("schema"):
-        db.driver.execute_query(
-            "CALL db.awaitIndexes($seconds)",
-            parameters_={"seconds": int(wait)},
-            database_=db.name,
-            bookmark_manager_=db.bookmarks,
-        )
-    label_statuses(db)
+
+
+def build_schema(db: Database, dimensions: int, embedder_id: str, *, progress: bool) -> None:
+    """`create_schema` over a freshly loaded store, with one progress bar for all of it.
+
+    Creating a uniqueness constraint blocks until its index is populated (minutes at a million
+    facts), so the statements run on a thread while the bar follows every index's population.
+    """
+    expected = sum(1 for _f, statement in cypher.statements("schema") if _CREATES.search(statement))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="schema") as pool:
+        creating = pool.submit(create_schema, db, dimensions, embedder_id)
+        wait_for_indexes(db, progress=progress, until=creating, expected=expected)
+        creating.result()
+
+
+def wait_for_indexes(
+    db: Database,
+    *,
+    progress: bool = True,
+    poll: float = 1.0,
+    until: Future[None] | None = None,
+    expected: int = 0,
+) -> None:
+    """Wait, with a progress bar, until every index is ONLINE (after a bulk load: minutes).
+
+    With `until`, also until that work (the statements creating the indexes) is done; the bar
+    counts `expected` indexes from the start. Raises if an index FAILED, naming it.
+    """
+    from tqdm import tqdm
+
+    with tqdm(
+        total=100.0,
+        unit="%",
+        desc="indexes",
+        file=sys.stderr,
+        disable=not progress,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {elapsed} {postfix}",
+    ) as bar:
+        while True:
+            states = index_states(db)
+            failed = [s.name for s in states if s.state == "FAILED"]
+            if failed:
+                raise SchemaMismatch(f"index population failed: {', '.join(failed)}")
+            waiting = [s for s in states if s.state != "ONLINE"]
+            done = sum(100.0 if s.state == "ONLINE" else s.population_percent for s in states)
+            bar.n = round(min(100.0, done / max(1, len(states), expected)), 1)
+            bar.set_postfix_str(", ".join(s.name for s in waiting[:3]), refresh=True)
+            if until is not None and until.done() and until.exception() is not None:
+                return  # the caller's result() raises it
+            if not waiting and (until is None or until.done()):
+                return
+            time.sleep(poll)
 
 
 def label_statuses(db: Database) -> int:

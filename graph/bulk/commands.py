@@ -33,6 +33,7 @@ examples:
   factgraph import facts.jsonl --scope acme
   factgraph import facts.csv --scope acme --fast --batch-size 2000
   factgraph import facts.jsonl --scope acme --dry-run
+  factgraph import facts.jsonl --scope acme --initial    # empty database: neo4j-admin import
   factgraph export --scope acme --out acme.jsonl && factgraph import acme.jsonl --fast
 """
 
@@ -50,13 +51,19 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         batch_size=args.batch_size,
         max_errors=args.max_errors,
         dry_run=args.dry_run,
-        fast=args.fast,
+        fast=args.fast or args.initial,
         progress=not args.no_progress,
         restart=args.restart,
     )
     if not args.file.is_file():
         raise ValueError(f"{args.file}: no such file")
     detect_format(args.file, args.format)
+    if args.initial and not args.dry_run:
+        from graph.bulk.initial import run_initial_import
+
+        summary = run_initial_import(settings, options)
+        print(json.dumps(summary.as_json(), indent=2) if args.json else summary.render())
+        return 1 if summary.aborted else 0
     ensure_neo4j(settings)
     with Memory.connect(settings, apply=not args.dry_run) as memory:
         summary = run_import(memory, options)
@@ -195,6 +202,12 @@ def register(
         dest="fast",
         action="store_false",
         help="each row through the full write pipeline, like an agent's write (default)",
+    )
+    mode.add_argument(
+        "--initial",
+        action="store_true",
+        help="first load into an EMPTY database through neo4j-admin's offline importer "
+        "(the project's own Neo4j only; stops and restarts it); the graph --fast makes",
     )
     p.add_argument("--restart", action="store_true", help="ignore an interrupted run's checkpoint")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

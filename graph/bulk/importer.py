@@ -21,9 +21,9 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -108,6 +108,7 @@ class ImportSummary:
     resumed_from: int = 0
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
+    settled: str | None = None  # what graph/bulk/settle.py did to the vector index
 
     _COUNTS = (
         "records",
@@ -172,6 +173,8 @@ class ImportSummary:
             lines.append(f"    ... {self.rejected - 20} more")
         for warning in self.warnings[:20]:
             lines.append(f"  warning: {warning}")
+        if self.settled:
+            lines.append(f"  {self.settled}")
         if self.timings:
             spent = ", ".join(f"{k} {v:.1f}s" for k, v in self.timings.items() if v >= 0.05)
             lines.append(f"  time: {spent}")
@@ -216,6 +219,10 @@ class _Job:
 
 class Importer:
     """One import run; `run()` returns its summary (and leaves a checkpoint if interrupted)."""
+
+    # The statements that complete a fast-path fact after `import_facts` creates it. Every run
+    # writes them all; bench/import_speed.py leaves some out to measure what each one costs.
+    stages: tuple[str, ...] = ("entities", "tags", "audit", "passages")
 
     def __init__(self, memory: Memory, options: ImportOptions) -> None:
         if options.batch_size < 1:
@@ -438,6 +445,16 @@ class Importer:
         )
 
     @contextmanager
+    def _stage_timer(self, stage: str) -> Iterator[None]:
+        """Time one statement of a fast-path batch (on the writer thread), as `tx: <stage>`."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            key = f"tx: {stage}"
+            self.timings[key] = self.timings.get(key, 0.0) + time.perf_counter() - started
+
+    @contextmanager
     def _timed(self, phase: str) -> Iterator[None]:
         started = time.perf_counter()
         try:
@@ -500,16 +517,28 @@ class Importer:
             ]
         restore = [{"scope": e.scope, "canonical": e.canonical, "props": e.props} for e in entities]
         actor = self.options.actor
+        stages = self.stages
+        timed = self._stage_timer
 
         def work(tx: ManagedTransaction) -> tuple[list[Record], list[Record], int]:
-            outcomes = run(tx, "import_facts", rows=Rows(rows), now=now, actor=actor)
-            linked = run(tx, "import_supersedes", links=_link_params(links)) if links else []
-            passages.refresh_rows(tx, [row["props"] for row in rows])
-            restored = (
-                run(tx, "import_entities", entities=restore, now=now)[0]["restored"]
-                if restore
-                else 0
-            )
+            with timed("facts"):
+                wire = Rows({k: row[k] for k in ("line", "props", "times")} for row in rows)
+                outcomes = run(tx, "import_facts", rows=wire)
+            created = {str(r["fact_id"]) for r in outcomes if r["outcome"] == "insert"}
+            new_rows = [row for row in rows if row["props"]["id"] in created]
+            if new_rows:
+                _link_created(tx, new_rows, now, actor, stages, timed)
+            linked: list[Record] = []
+            if links:
+                with timed("supersedes"):
+                    linked = run(tx, "import_supersedes", links=_link_params(links))
+            if "passages" in stages:
+                with timed("passages"):
+                    passages.refresh_sessions(tx, [row["props"] for row in rows])
+            restored = 0
+            if restore:
+                with timed("entities restored"):
+                    restored = run(tx, "import_entities", entities=restore, now=now)[0]["restored"]
             return outcomes, linked, int(restored)
 
         def write() -> tuple[list[Record], list[Record], int]:
@@ -741,6 +770,75 @@ class Importer:
         return {"new": s.inserted, "dup": s.deduplicated, "bad": s.rejected}
 
 
+def _link_created(
+    tx: ManagedTransaction,
+    rows: list[dict[str, Any]],
+    now: datetime,
+    actor: str,
+    stages: tuple[str, ...],
+    timed: Callable[[str], AbstractContextManager[None]],
+) -> None:
+    """Entities, tags and audit events of the facts a batch created: one statement each."""
+    if "entities" in stages:
+        entities: dict[tuple[str, str], dict[str, Any]] = {}
+        mentions: dict[tuple[str, str, str], dict[str, Any]] = {}
+        for row in rows:
+            fact_id, scope = row["props"]["id"], row["props"]["scope"]
+            for ent in row["entities"]:
+                key = (scope, ent["canonical"])
+                entry = entities.setdefault(
+                    key,
+                    {
+                        "scope": scope,
+                        "canonical": ent["canonical"],
+                        "type": ent["type"],
+                        "names": [],
+                    },
+                )
+                entry["names"].append(ent["name"])
+                mentions.setdefault(
+                    (fact_id, ent["role"], ent["canonical"]),
+                    {
+                        "id": fact_id,
+                        "scope": scope,
+                        "canonical": ent["canonical"],
+                        "role": ent["role"],
+                    },
+                )
+        if mentions:
+            with timed("entities"):
+                run(
+                    tx,
+                    "import_fact_entities",
+                    entities=Rows(entities.values()),
+                    mentions=Rows(mentions.values()),
+                    now=now,
+                )
+    if "tags" in stages:
+        tags: dict[tuple[str, str], dict[str, str]] = {}
+        tagged: dict[tuple[str, str], dict[str, str]] = {}
+        for row in rows:
+            fact_id, scope = row["props"]["id"], row["props"]["scope"]
+            for name in row["props"].get("tags") or []:
+                tags.setdefault((scope, name), {"scope": scope, "name": name})
+                tagged.setdefault((fact_id, name), {"id": fact_id, "scope": scope, "name": name})
+        if tagged:
+            with timed("tags"):
+                run(tx, "import_fact_tags", tags=Rows(tags.values()), tagged=Rows(tagged.values()))
+    if "audit" in stages:
+        events = [
+            {
+                "id": row["audit_id"],
+                "fact_id": row["props"]["id"],
+                "scope": row["props"]["scope"],
+                "reason": row["reason"],
+            }
+            for row in rows
+        ]
+        with timed("audit"):
+            run(tx, "import_fact_audit", events=Rows(events), now=now, actor=actor)
+
+
 def _link_params(links: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: link[k] for k in ("new", "old", "reason", "at")} for link in links]
 
@@ -749,8 +847,25 @@ def _iso(value: datetime | None) -> str | None:
     return None if value is None else value.isoformat()
 
 
+SETTLE_AFTER = 10_000  # facts inserted; fewer leave too few segments to slow a search
+
+
 def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
-    return Importer(memory, options).run()
+    """Import, then leave the vector index merged (graph/bulk/settle.py) after a large load."""
+    summary = Importer(memory, options).run()
+    if not options.dry_run and summary.inserted >= SETTLE_AFTER:
+        settle(memory, summary, progress=options.progress)
+    return summary
+
+
+def settle(memory: Memory, summary: ImportSummary, *, progress: bool) -> None:
+    from graph.bulk.settle import settle_vector_index
+
+    settled = settle_vector_index(
+        memory.db, memory.settings, memory.embedder.dimensions, progress=progress
+    )
+    summary.timings["vector index merged"] = round(settled.seconds, 2)
+    summary.settled = settled.render()
 
 
 __all__ = ["ImportOptions", "ImportSummary", "Importer", "RowError", "run_import"]
