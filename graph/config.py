@@ -210,7 +210,7 @@ class Settings:
     embed_threads: int = 2
     # A hybrid search asks its text and vector lists as two concurrent queries (see
     # graph/search/candidates.fetch_overlapped); off: one query after the embedding.
-    search_overlap: bool = True
+    search_overlap: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
     contextual_indexing: str = "late-chunk"
@@ -275,7 +275,7 @@ class Settings:
             model_query_prefix=os.environ.get("FACTGRAPH_MODEL_QUERY_PREFIX"),
             model_doc_prefix=os.environ.get("FACTGRAPH_MODEL_DOC_PREFIX"),
             embed_threads=_env_int("FACTGRAPH_EMBED_THREADS", 2),
-            search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", True),
+            search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", False),
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),
             port=_env_int("FACTGRAPH_PORT", 8000),
             contextual_indexing=indexing,

@@ -44,7 +44,7 @@ def search(
     *,
     clock: Clock = system_clock,
     reranker: Reranker | None = None,
-    overlap: bool = True,
+    overlap: bool = False,
 ) -> SearchResult:
     """`overlap`: a hybrid search asks its text and vector lists concurrently
     (candidates.fetch_overlapped); off, one query asks all of them after the embedding."""
