@@ -22,6 +22,7 @@ from graph.memory import Memory
 from graph.neo4j_local import LocalNeo4j
 from graph.schema import apply_schema
 from tests.graph_snapshot import snapshot
+from tests.private_neo4j import private_settings
 
 
 @pytest.fixture
@@ -172,15 +173,7 @@ def test_reembed_rebuilds_the_vector_index_at_the_new_models_dimension(
     settings: Settings, neo4j_server: Settings, embedder: Embedder, tmp_path: Path
 ) -> None:
     """On a second server (the suite's vector index is never dropped under other tests)."""
-    local = replace(
-        settings.local,
-        home=tmp_path / "neo4j",
-        bolt_port=_free_port(),
-        http_port=_free_port(),
-        heap="512m",
-        pagecache="64m",
-    )
-    second = LocalNeo4j(replace(settings, local=local, neo4j_uri=None))
+    second = LocalNeo4j(private_settings(settings, tmp_path / "neo4j"))
     second.start()
     try:
         other = replace(second.settings, home=tmp_path / "home")

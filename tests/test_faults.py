@@ -10,7 +10,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -23,7 +23,8 @@ from graph.memory import Memory
 from graph.neo4j_local import LocalNeo4j
 from graph.schema import apply_schema
 from resolvers.app import create_app
-from tests.live_server import free_port, serve
+from tests.live_server import serve
+from tests.private_neo4j import private_settings
 
 pytestmark = pytest.mark.slow
 
@@ -39,15 +40,7 @@ SCOPE = "faults"
 def private_neo4j(
     settings: Settings, neo4j_server: Settings, tmp_path: Path
 ) -> Iterator[LocalNeo4j]:
-    local = replace(
-        settings.local,
-        home=tmp_path / "neo4j",
-        bolt_port=free_port(),
-        http_port=free_port(),
-        heap="512m",
-        pagecache="64m",
-    )
-    instance = LocalNeo4j(replace(settings, local=local, neo4j_uri=None))
+    instance = LocalNeo4j(private_settings(settings, tmp_path / "neo4j"))
     started = time.monotonic()
     instance.start()
     print(f"\nphase neo4j-start {time.monotonic() - started:.1f}s")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from graph.memory import Memory
 from graph.neo4j_local import LocalNeo4j
 from graph.search import SearchOptions
 from tests.graph_snapshot import snapshot
-from tests.live_server import free_port
+from tests.private_neo4j import private_settings
 
 SCOPE = "initial"
 T0 = "2024-03-01T09:30:00+00:00"
@@ -68,15 +67,7 @@ def rows(embedder: Embedder) -> list[dict[str, Any]]:
 
 @pytest.fixture
 def empty_neo4j(settings: Settings, neo4j_server: Settings, tmp_path: Path) -> Iterator[Settings]:
-    local = replace(
-        settings.local,
-        home=tmp_path / "neo4j",
-        bolt_port=free_port(),
-        http_port=free_port(),
-        heap="512m",
-        pagecache="64m",
-    )
-    private = replace(settings, local=local, neo4j_uri=None)
+    private = private_settings(settings, tmp_path / "neo4j")
     try:
         yield private
     finally:

@@ -18,6 +18,7 @@ import pytest
 
 from graph.config import Settings
 from graph.neo4j_local import LocalNeo4j, Neo4jSetupError
+from tests.private_neo4j import private_settings
 
 
 def _free_port() -> int:
@@ -28,15 +29,7 @@ def _free_port() -> int:
 
 @pytest.fixture
 def second(settings: Settings, neo4j_server: Settings, tmp_path: Path) -> LocalNeo4j:
-    local = replace(
-        settings.local,
-        home=tmp_path / "neo4j",
-        bolt_port=_free_port(),
-        http_port=_free_port(),
-        heap="512m",
-        pagecache="64m",
-    )
-    return LocalNeo4j(replace(settings, local=local, neo4j_uri=None))
+    return LocalNeo4j(private_settings(settings, tmp_path / "neo4j"))
 
 
 def _count(instance: LocalNeo4j) -> int:
