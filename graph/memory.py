@@ -7,6 +7,8 @@ names its scope first. It holds the order of operations; the storage details are
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
@@ -32,13 +34,14 @@ from graph.pipeline import (
     quarantine_reason,
 )
 from graph.recall import DeepRecall, IterativeResult
-from graph.schema import apply_schema
+from graph.schema import apply_schema, other_models
 from graph.search import SearchOptions, SearchResult, access
 from graph.search import search as hybrid_search
 from graph.store import EntityRef, fact_properties, get_fact, new_id
 from graph.validation import check_scope, fact_from_mapping, validate
 
 T = TypeVar("T")
+log = logging.getLogger("factgraph.memory")
 
 
 STALE_RETRIES = 5
@@ -62,7 +65,7 @@ class Memory:
     ) -> None:
         self.db = db
         self.embedder = embedder
-        self.settings = settings or db.settings
+        self.settings = _with_model_threshold(settings or db.settings, embedder)
         self.resolver: EntityResolver = resolver or DefaultEntityResolver()
         self.clock = clock
         self._recall: DeepRecall | None = None
@@ -76,6 +79,9 @@ class Memory:
         try:
             if apply:
                 apply_schema(db, embedder.dimensions, embedder.id)
+                warning = other_models(db, embedder.id)
+                if warning is not None:
+                    log.warning(warning)
         except Exception:
             db.close()
             raise
@@ -756,3 +762,14 @@ def _reason(reason: str) -> str:
 
 def _valid_at(fact: Fact, at: datetime) -> bool:
     return fact.valid_from <= at and (fact.valid_to is None or at < fact.valid_to)
+
+
+def _with_model_threshold(settings: Settings, embedder: Embedder) -> Settings:
+    """Settings whose near-duplicate threshold is the model's own, unless one was configured:
+    cosines of different models are not on one scale (bench/near_duplicates.py)."""
+    pipeline = settings.pipeline
+    if pipeline.near_duplicate_threshold is not None:
+        return settings
+    return settings.with_overrides(
+        pipeline=dataclasses.replace(pipeline, near_duplicate_threshold=embedder.near_duplicate)
+    )

@@ -118,14 +118,16 @@ def decide(
                 "same subject, predicate and object as an existing fact",
             )
     for neighbour in near:
-        if neighbour.cosine >= settings.near_duplicate_threshold:
-            if _contradicts(fact, neighbour.fact, settings) or not _same_words(fact, neighbour):
+        if neighbour.cosine >= settings.near_duplicate():
+            if _contradicts(fact, neighbour.fact, settings) or not same_wording(
+                fact.text, neighbour.fact.text
+            ):
                 continue
             return Verdict(
                 _near_kind(settings),
                 neighbour.fact,
                 f"near duplicate (cosine {neighbour.cosine:.3f} >= "
-                f"{settings.near_duplicate_threshold:.2f})",
+                f"{settings.near_duplicate():.3f})",
             )
         break
     if fact.object and is_single_valued(fact.predicate, settings):
@@ -159,18 +161,48 @@ def _near_kind(settings: PipelineSettings) -> DecisionKind:
     return DecisionKind.MERGE if settings.near_duplicate_action == "merge" else DecisionKind.DEDUP
 
 
+_NUMBER_WORDS = {
+    word: str(i)
+    for i, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+        ]
+    )
+}
+
+
 def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
 
 
-def _same_words(fact: FactInput, neighbour: Neighbour) -> bool:
-    """Guard against vectors that agree only because of the shared situating prefix.
+def _numbers(words: set[str]) -> set[str]:
+    """The numbers a text states, digits or spelled out to twelve ("four" and "4" are one)."""
+    return {_NUMBER_WORDS.get(w, w) for w in words if w.isdigit() or w in _NUMBER_WORDS}
 
-    Index text starts with "[about X; session S; on DATE]", which pulls short, unrelated turns
-    of one conversation close together; a near duplicate must also share most of its words.
+
+def same_wording(text: str, other: str) -> bool:
+    """Whether two texts close in vector space may be one fact said twice.
+
+    Vectors agree for two reasons this rules out. The index text starts with "[about X;
+    session S; on DATE]", which pulls short, unrelated turns of one conversation close
+    together: a near duplicate must share most of its words. And a model may put "item 3" and
+    "item 4" closer than a restatement (e5-small-v2 does, bench/near_duplicates.py): a near
+    duplicate states the same numbers.
     """
-    mine, theirs = _words(fact.text), _words(neighbour.fact.text)
-    if not mine or not theirs:
+    mine, theirs = _words(text), _words(other)
+    if not mine or not theirs or _numbers(mine) != _numbers(theirs):
         return False
     return len(mine & theirs) / len(mine | theirs) >= 0.5
 

@@ -50,6 +50,25 @@ def check_vector_dimensions(db: Database, dimensions: int, embedder_id: str) -> 
         )
 
 
+def other_models(db: Database, embedder_id: str, *, sample: int = 10_000) -> str | None:
+    """A warning when sampled facts hold vectors of another model of the same dimension.
+
+    The dimension check cannot see a model change between two 384-dimension models (MiniLM,
+    the earlier default, and e5-small-v2): searches would go on, ranking by cosines between
+    two models' vectors. Start-up says so instead of refusing, since the old vectors still
+    find something and re-embedding a large store takes a while.
+    """
+    rows = db.read("embedder_others", {"sample": sample, "same": [embedder_id, "supplied"]})
+    if not rows:
+        return None
+    found = ", ".join(f"{r['embedder']} ({r['facts']})" for r in rows)
+    return (
+        f"facts embedded by another model than {embedder_id} were found ({found}, in a sample "
+        f"of {sample}); search compares their vectors with {embedder_id}'s. Run `factgraph "
+        "reembed` to re-embed them, or set FACTGRAPH_MODEL to the model they were embedded with"
+    )
+
+
 def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float = 300) -> None:
     """Create what is missing and wait until every index is ONLINE."""
     create_schema(db, dimensions, embedder_id)

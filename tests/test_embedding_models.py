@@ -2,10 +2,12 @@
 
 Every test uses the default model's files (no other model is needed): a copy of its folder
 under another FACTGRAPH_MODEL name is a "local folder" whose pooling comes from the settings.
+The earlier default, all-MiniLM-L6-v2, is installed with factgraph and checked as well.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 import uuid
@@ -15,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from graph.config import Settings
-from graph.embedding import DEFAULT_MODEL, KNOWN_MODELS, Embedder, EmbedderError
+from graph.embedding import DEFAULT_MODEL, KNOWN_MODELS, MINILM, Embedder, EmbedderError
+from graph.memory import Memory
 
 TEXT = "Melanie moved from Sweden four years ago."
 
@@ -29,19 +32,45 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 def model_copy(
     embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    source = settings.model_path or settings.home / "models" / "all-MiniLM-L6-v2-int8"
+    source = settings.model_path or settings.home / "models" / KNOWN_MODELS[DEFAULT_MODEL].folder
     target = tmp_path_factory.mktemp("model-copy")
     for path in source.iterdir():
         shutil.copyfile(path, target / path.name)
     return target
 
 
-def test_the_default_model_keeps_its_id_pooling_and_no_prefixes(embedder: Embedder) -> None:
+def test_the_default_model_is_e5_small_with_its_prefixes_and_threshold(embedder: Embedder) -> None:
     if embedder.name != DEFAULT_MODEL:
         pytest.skip("the suite runs with another model")
-    assert embedder.id == "all-MiniLM-L6-v2-int8@384"
-    assert (embedder.query_prefix, embedder.doc_prefix) == ("", "")
+    assert embedder.id == "e5-small-v2-int8@384"
+    assert (embedder.query_prefix, embedder.doc_prefix) == ("query: ", "passage: ")
     assert KNOWN_MODELS[DEFAULT_MODEL].pooling == "mean"
+    assert embedder.near_duplicate == 0.975
+
+
+def test_the_earlier_default_minilm_still_loads_with_its_id_and_no_prefixes(
+    settings: Settings,
+) -> None:
+    minilm = Embedder(settings.with_overrides(model_name=MINILM, model_path=None))
+    assert minilm.id == "all-MiniLM-L6-v2-int8@384"
+    assert (minilm.query_prefix, minilm.doc_prefix) == ("", "")
+    assert minilm.near_duplicate == 0.95
+    a, b, c = minilm.embed(
+        ["Melanie moved from Sweden", "Melanie relocated here from Sweden", "The stock fell 3%"]
+    )
+    assert cosine(a, b) > 0.7 > 0.3 > cosine(a, c)
+
+
+def test_the_pipeline_takes_the_models_threshold_unless_one_is_configured(
+    memory: Memory, settings: Settings
+) -> None:
+    assert memory.settings.pipeline.near_duplicate() == memory.embedder.near_duplicate
+    fixed = settings.with_overrides(
+        pipeline=dataclasses.replace(settings.pipeline, near_duplicate_threshold=0.9)
+    )
+    assert (
+        Memory(memory.db, memory.embedder, settings=fixed).settings.pipeline.near_duplicate() == 0.9
+    )
 
 
 def test_a_local_folder_is_pooled_as_configured(
@@ -57,8 +86,10 @@ def test_a_local_folder_is_pooled_as_configured(
         )
     )
     assert mean.id == f"{name.split('/')[-1]}@384"
-    assert cosine(mean.embed([TEXT])[0], embedder.embed([TEXT])[0]) > 0.999
-    assert cosine(cls.embed([TEXT])[0], embedder.embed([TEXT])[0]) < 0.99
+    # The copy has no prefix of its own: it is given the default model's document prefix.
+    text = embedder.doc_prefix + TEXT
+    assert cosine(mean.embed([text])[0], embedder.embed([TEXT])[0]) > 0.999
+    assert cosine(cls.embed([text])[0], embedder.embed([TEXT])[0]) < 0.99
 
 
 def test_prefixes_go_before_queries_and_stored_texts_and_the_doc_prefix_names_the_id(
@@ -66,19 +97,19 @@ def test_prefixes_go_before_queries_and_stored_texts_and_the_doc_prefix_names_th
 ) -> None:
     if embedder.name != DEFAULT_MODEL:
         pytest.skip("the suite runs with another model")
-    prefixed = Embedder(
-        settings.with_overrides(model_query_prefix="query: ", model_doc_prefix="passage: ")
-    )
-    assert cosine(prefixed.embed([TEXT])[0], embedder.embed(["passage: " + TEXT])[0]) > 0.999
-    assert cosine(prefixed.embed_query(TEXT), embedder.embed(["query: " + TEXT])[0]) > 0.999
-    assert prefixed.id.startswith(embedder.id + "+doc-")
-    query_only = Embedder(settings.with_overrides(model_query_prefix="query: "))
+    plain = Embedder(settings.with_overrides(model_query_prefix="", model_doc_prefix=""))
+    assert cosine(embedder.embed([TEXT])[0], plain.embed(["passage: " + TEXT])[0]) > 0.999
+    assert cosine(embedder.embed_query(TEXT), plain.embed(["query: " + TEXT])[0]) > 0.999
+    assert plain.id.startswith(embedder.id + "+doc-")  # another document prefix: other vectors
+    query_only = Embedder(settings.with_overrides(model_query_prefix=""))
     assert query_only.id == embedder.id  # stored vectors are the same
 
 
 def test_a_local_model_without_its_folder_says_which_variable_to_set(settings: Settings) -> None:
     with pytest.raises(EmbedderError, match="FACTGRAPH_MODEL_PATH"):
-        Embedder(settings.with_overrides(model_name="local/e5-small-v2-int8", model_path=None))
+        Embedder(
+            settings.with_overrides(model_name="local/bge-small-en-v1.5-int8", model_path=None)
+        )
 
 
 def test_pooling_of_a_fastembed_model_is_refused(settings: Settings) -> None:

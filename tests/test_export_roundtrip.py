@@ -180,7 +180,7 @@ def test_an_export_without_vectors_imports_with_the_same_vectors_recomputed(
     for old_id, fact in before.facts.items():
         new = after.facts[translate_id(other_scope, old_id)]
         similarity = sum(a * b for a, b in zip(new["embedding"], fact["embedding"], strict=True))
-        assert similarity > 0.999
+        assert similarity > 0.995  # int8 e5: batches of other texts shift a vector ~0.002
         assert new["embedder"] == fact["embedder"]
 
 

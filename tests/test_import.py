@@ -386,11 +386,17 @@ def test_batches_write_the_same_entities_tags_and_passages_as_rows_one_by_one(
     load(bulk, batched, scope=other_scope, fast=True, batch_size=5)
 
     def plain(snap: Any, prefix: str) -> Any:
-        snap = snap.without("updated_at").remapped(lambda i: i.replace(prefix, "x"), "x")
+        # Vectors are compared apart: int8 e5 pools a text batched with others a little
+        # differently from the same text alone (cosine ~0.998).
+        snap = snap.without("updated_at", "embedding")
+        snap = snap.remapped(lambda i: i.replace(prefix, "x"), "x")
         snap.entities = {k: {**v, "created_at": None} for k, v in snap.entities.items()}
         return snap
 
     single, batch = snapshot(bulk.db, scope), snapshot(bulk.db, other_scope)
     assert plain(batch, other_scope) == plain(single, scope)
+    for fid, fact in single.facts.items():
+        twin = batch.facts[fid.replace(scope, other_scope)]
+        assert cosine(fact["embedding"], twin["embedding"]) > 0.995
     assert sorted(single.entities["ana berg"]["aliases"]) == ["ANA BERG", "Ana Berg.", "ana berg"]
     assert all(f.get("passage_text") for f in single.facts.values())

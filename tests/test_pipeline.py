@@ -112,6 +112,17 @@ def test_near_duplicates_merge_when_configured(memory: Memory, scope: str) -> No
     assert merged.fact.text == "Caroline went hiking in the mountains."
 
 
+def test_facts_that_differ_in_a_number_are_not_near_duplicates(memory: Memory, scope: str) -> None:
+    """e5 puts "item 3" and "item 4" closer than most restatements (bench/near_duplicates.py)."""
+    memory.remember(scope, {"text": "Grocery item number 3: oat flakes"})
+    other = memory.remember_with_decision(scope, {"text": "Grocery item number 4: oat flakes"})
+    assert other.kind is DecisionKind.INSERT
+    first = memory.remember(scope, {"text": "Melanie moved from Sweden four years ago."})
+    again = memory.remember_with_decision(scope, {"text": "Melanie moved from Sweden 4 years ago!"})
+    assert again.kind is DecisionKind.DEDUP and again.matched is not None
+    assert again.matched.id == first.id  # a number spelled out is the same number
+
+
 def test_unrelated_short_turns_of_one_session_are_not_near_duplicates(
     memory: Memory, scope: str
 ) -> None:

@@ -25,6 +25,7 @@ from graph.search import SearchOptions, rrf
 from tests.conftest import GraphQLClient
 from tests.llm_standin import Reply, StandIn, serve
 
+WRONG_SHAPE = json.dumps({"queries": "not a list"})
 TRIP: list[dict[str, object]] = [
     {
         "text": "I met Nino at a wine bar in Tbilisi",
@@ -195,7 +196,7 @@ def test_hyde_fuses_the_neighbours_of_a_hypothetical_answer(
         Reply(status=503),
         Reply(raw=b"{not json"),
         Reply("   "),
-        Reply(json.dumps({"queries": "not a list"})),
+        Reply(WRONG_SHAPE),
     ],
     ids=["slow", "failing", "malformed-body", "empty", "wrong-shape"],
 )
@@ -209,7 +210,10 @@ def test_provider_failures_fall_back_to_the_single_shot_result(
     options = SearchOptions.build(top_k=3, track_access=False)
     query = "What did the person I met in Tbilisi recommend?"
     plain = memory.search(trip, query, options=options)
-    deep = engine.search(trip, query, options, multi_query=3, hyde=True)
+    # A JSON object of the wrong shape is no list of queries, but it is text: HyDE would
+    # search with it as its hypothetical answer, so that case asks for variants only.
+    hyde = reply.content != WRONG_SHAPE
+    deep = engine.search(trip, query, options, multi_query=3, hyde=hyde)
     assert ids(deep.hits) == ids(plain.hits)
     looped = engine.search_iterative(trip, query, options)
     assert ids(looped.hits) == ids(plain.hits)

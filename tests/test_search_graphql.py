@@ -55,17 +55,19 @@ def test_related_facts_are_looked_up_only_when_selected(
 
     monkeypatch.setattr(memory.db, "read_fast", spy)
     options: dict[str, Any] = {"topK": 1, "prevTurns": 1, "nextTurns": 1}
-    hits_only = "query S($scope: String!, $options: SearchOptionsInput) {"
-    hits_only += ' search(scope: $scope, query: "tent", options: $options)'
+    # The words of turn 1 itself: "tent" alone also finds turn 0, whose passage holds it.
+    text = "the big tent and two lanterns"
+    hits_only = "query S($scope: String!, $text: String!, $options: SearchOptionsInput) {"
+    hits_only += " search(scope: $scope, query: $text, options: $options)"
     hits_only += " { hits { fact { id text } } } }"
-    data = gql.data(hits_only, scope=scope, options=options)
+    data = gql.data(hits_only, scope=scope, text=text, options=options)
     assert data["search"]["hits"] == [
         {"fact": {"id": chat[1], "text": "I can bring the big tent and two lanterns"}}
     ]
     ((asked,),) = [sent]
     assert asked["window"] == [] and asked["tag_limit"] == 0
     sent.clear()
-    data = gql.data(SEARCH, scope=scope, text="tent", options=options)
+    data = gql.data(SEARCH, scope=scope, text=text, options=options)
     ((asked,),) = [sent]
     assert asked["window"] and asked["tag_limit"] == 10
     assert {r["fact"]["turn"] for r in data["search"]["related"]} >= {0, 2}
