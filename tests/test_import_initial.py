@@ -96,7 +96,8 @@ def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(
         vector = initial.db.driver.execute_query(
             "CALL db.index.vector.queryNodes('fact_embedding', 1, $v) "
             "YIELD node RETURN node.id AS id",
-            v=embedder.embed([offline.facts["fact-4"]["index_text"]])[0],
+            # The supplied vector was made from the text alone (rows above).
+            v=embedder.embed([offline.facts["fact-4"]["text"]])[0],
             database_=initial.db.name,
         ).records[0]["id"]
         labels = initial.db.driver.execute_query(
