@@ -383,6 +383,28 @@ def merged(report: dict[str, Any], out: Path | None) -> dict[str, Any]:
     }
 
 
+def headline(report: dict[str, Any]) -> dict[str, Any]:
+    """The report under its headline: the largest run with embeddings supplied and a floor.
+
+    A run whose paired floor was not measured (the 1,000,000-fact `--initial` run) has no ratio,
+    so it cannot head a summary whose point is the ratio; it stays in `runs`.
+    """
+    with_vectors = [r for r in report["runs"] if r["run"] != "computed"]
+    paired = [r for r in with_vectors if r.get("floor_facts_per_second")] or with_vectors
+    largest = max(paired, key=lambda r: (r["inserted"], r["run"] == "initial"))
+    return {
+        "facts": largest["inserted"],
+        "facts_per_s": largest["facts_per_second"],
+        "floor_facts_per_s": largest["floor_facts_per_second"],
+        "ratio_to_floor": largest["ratio_to_floor"],
+        "largest_run": largest["run"],
+        **{k: v for k, v in report.items() if k not in HEADLINE},
+    }
+
+
+HEADLINE = ("facts", "facts_per_s", "floor_facts_per_s", "ratio_to_floor", "largest_run")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000)
@@ -435,16 +457,7 @@ def main() -> int:
     memory.close()
 
     report = merged(report, args.out)
-    with_vectors = [r for r in report["runs"] if r["run"] != "computed"]
-    largest = max(with_vectors, key=lambda r: (r["inserted"], r["run"] == "initial"))
-    summary = {
-        "facts": largest["inserted"],
-        "facts_per_s": largest["facts_per_second"],
-        "floor_facts_per_s": largest["floor_facts_per_second"],
-        "ratio_to_floor": largest["ratio_to_floor"],
-        "largest_run": largest["run"],
-        **report,
-    }
+    summary = headline(report)
     print(render(report))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,6 @@ CREATE RANGE INDEX fact_scope_status IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.s
 CREATE RANGE INDEX fact_scope_session_turn IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.session_id, f.turn);
 CREATE RANGE INDEX fact_scope_valid_from IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.valid_from);
 CREATE RANGE INDEX fact_scope_subject_predicate_key IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.subject_key, f.predicate_key);
-CREATE RANGE INDEX fact_content_hash IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.content_hash);
 CREATE RANGE INDEX audit_event_fact IF NOT EXISTS FOR (a:AuditEvent) ON (a.scope, a.fact_id);
 // Substring (CONTAINS) matching for lexical search runs on a TEXT index over a lowercased copy.
 CREATE TEXT INDEX fact_lexical IF NOT EXISTS FOR (f:Fact) ON (f.lexical_text);
