@@ -32,7 +32,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 def model_copy(
     embedder: Embedder, settings: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    source = settings.model_path or settings.home / "models" / KNOWN_MODELS[DEFAULT_MODEL].folder
+    source = settings.model_path or settings.home / "models" / KNOWN_MODELS[embedder.name].folder
     target = tmp_path_factory.mktemp("model-copy")
     for path in source.iterdir():
         shutil.copyfile(path, target / path.name)
