@@ -200,6 +200,16 @@ def test_the_same_fact_sent_to_both_replicas_at_once_is_stored_once(
     assert count(db, "MATCH (f:Fact {scope: $scope}) RETURN count(f) AS n", scope=scope) == 1
 
 
+def lives_in(city: str) -> dict[str, str]:
+    """Where Jon lives: a single-valued slot, so each new city contradicts the last."""
+    return {
+        "text": f"Jon lives in {city}",
+        "subject": "Jon",
+        "predicate": "lives_in",
+        "object": city,
+    }
+
+
 def _chain_is_linear(db: Database, scope: str, facts: int) -> None:
     """Every fact supersedes at most one and is superseded by at most one, one active head,
     and a single path runs through all `facts` facts."""
@@ -230,12 +240,7 @@ def test_contradicting_writes_on_both_replicas_keep_one_linear_chain(
     cities = ["Oslo", "Rome", "Lima", "Kyiv", "Doha", "Nuuk"]
 
     def move(replica: Replica, i: int) -> str:
-        fact = {
-            "text": f"Jon lives in {cities[i]}",
-            "subject": "Jon",
-            "predicate": "lives_in",
-            "object": cities[i],
-        }
+        fact = lives_in(cities[i])
         kind: str = replica.data(REMEMBER, scope=scope, fact=fact)["remember"]["kind"]
         return kind
 
@@ -274,14 +279,6 @@ def test_explicit_supersedes_racing_contradictions_on_both_replicas_keep_one_cha
     finds the fact retired and decides again, on the fact that replaced it."""
     a, _ = replicas
 
-    def lives_in(city: str) -> dict[str, str]:
-        return {
-            "text": f"Jon lives in {city}",
-            "subject": "Jon",
-            "predicate": "lives_in",
-            "object": city,
-        }
-
     first = a.data(REMEMBER, scope=scope, fact=lives_in("Oslo"))["remember"]["fact"]["id"]
 
     def write(replica: Replica, i: int) -> str:
@@ -308,14 +305,6 @@ def test_a_contradiction_whose_fact_was_superseded_under_it_decides_again(
     (Oslo active) when an explicit supersede replaces Oslo with Rome and commits. Retiring
     Oslo then finds it retired; the remember decides again and supersedes Rome instead of
     leaving two active facts."""
-
-    def lives_in(city: str) -> dict[str, str]:
-        return {
-            "text": f"Jon lives in {city}",
-            "subject": "Jon",
-            "predicate": "lives_in",
-            "object": city,
-        }
 
     oslo = memory.remember(scope, lives_in("Oslo"))
     slot_read, superseded = threading.Event(), threading.Event()
