@@ -23,6 +23,11 @@ CALL (row, f) {
     WITH row, f WHERE twin IS NULL
     SET f += row.props
     WITH row, f
+    // The vector as 32-bit floats (cypher/fact_insert.cypher).
+    CALL (row, f) {
+      WITH row, f WHERE row.props.embedding IS NOT NULL
+      CALL db.create.setNodeVectorProperty(f, 'embedding', row.props.embedding)
+    }
     CALL (row, f) {
       UNWIND row.entities AS ent
       MERGE (e:Entity {scope: row.props.scope, canonical: ent.canonical})

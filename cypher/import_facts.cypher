@@ -35,6 +35,12 @@ CALL (row) {
     SET f:$(CASE row.props.status WHEN 'active' THEN 'Active' WHEN 'quarantined' THEN 'Quarantined'
             WHEN 'superseded' THEN 'Superseded' WHEN 'forgotten' THEN 'Forgotten' ELSE [] END)
   }
+  // The vector is stored as 32-bit floats (half of what `SET` stores, and what the vector index
+  // keeps anyway): see cypher/fact_insert.cypher.
+  CALL (row, f, created) {
+    WITH row, f WHERE created AND row.props.embedding IS NOT NULL
+    CALL db.create.setNodeVectorProperty(f, 'embedding', row.props.embedding)
+  }
   CALL (row, f, created) {
     WITH row, f WHERE created
     UNWIND keys(row.times) AS key

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from graph.bulk.importer import ImportOptions, ImportSummary, run_import
@@ -268,6 +269,36 @@ def test_missing_vectors_are_computed_by_the_model_and_supplied_ones_kept(
     assert computed["embedder"] == embedder.id
     assert facts[f"supplied-{scope}"]["embedding"] == supplied
     assert facts[f"supplied-{scope}"]["embedder"] == "supplied"  # as `remember` records it
+
+
+def test_vectors_are_stored_as_32_bit_floats_by_remember_and_the_fast_import(
+    bulk: Memory, scope: str, embedder: Embedder, tmp_path: Path
+) -> None:
+    """Half the bytes of `SET`'s 64-bit lists, for the largest property of every fact.
+
+    A supplied vector whose numbers 32 bits cannot hold exactly comes back rounded to them.
+    """
+    supplied = [round(0.1 + i / 1000, 4) for i in range(embedder.dimensions)]
+    rounded = [float(x) for x in np.asarray(supplied, dtype=np.float32)]
+    assert rounded != supplied
+    bulk.remember(scope, FactInput(text="Nate likes chess", embedding=tuple(supplied)))
+    path = write_jsonl(
+        tmp_path / "vectors.jsonl",
+        [{"id": f"imported-{scope}", "text": "Nate adopted a turtle", "embedding": supplied}],
+    )
+    load(bulk, path, scope=scope, fast=True)
+
+    facts = snapshot(bulk.db, scope).facts
+    assert len(facts) == 2
+    assert all(fact["embedding"] == rounded for fact in facts.values())
+    found = bulk.db.driver.execute_query(
+        "CALL db.index.vector.queryNodes('fact_embedding', 50, $v) YIELD node, score "
+        "WHERE node.scope = $scope RETURN count(node) AS n, min(score) AS score",
+        v=supplied,
+        scope=scope,
+        database_=bulk.db.name,
+    ).records[0]
+    assert found["n"] == 2 and found["score"] > 0.9999  # and the vector index holds them
 
 
 def test_exact_duplicates_of_live_facts_are_absorbed_without_reinforcing_them(

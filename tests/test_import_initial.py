@@ -106,14 +106,18 @@ def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(
     online = snapshot(db, SCOPE)
     try:
         assert (summary.inserted, summary.deduplicated, summary.superseded) == (24, 1, 1)
+        supplied = {k for k, fact in offline.facts.items() if fact["embedder"] == "supplied"}
+        vectors: list[dict[str, list[float]]] = []
         for snap in (offline, online):
+            vectors.append({key: fact.pop("embedding") for key, fact in snap.facts.items()})
             for fact in snap.facts.values():
                 fact.pop("updated_at")
-                vector_of = fact.pop("embedding")
-                assert len(vector_of) == embedder.dimensions
             snap.entities = {k: {**v, "created_at": None} for k, v in snap.entities.items()}
             snap.supersedes = [(n, o, r, None) for n, o, r, _ in snap.supersedes]
         assert offline.facts == online.facts
+        assert all(len(v) == embedder.dimensions for v in vectors[0].values())
+        assert len(supplied) == len(offline.facts) - 1  # both paths store them alike (32-bit)
+        assert {k: vectors[0][k] for k in supplied} == {k: vectors[1][k] for k in supplied}
         assert offline == online
         assert offline.facts["fact-3"]["passage_text"]
         assert any("sourdough" in hit.fact.text for hit in found.hits[:3])

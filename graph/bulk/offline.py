@@ -1,7 +1,7 @@
 """CSV files for `neo4j-admin database import full`, typed from the values they carry.
 
 The offline importer reads node and relationship files whose header names each column's type
-(`turn:long`, `tags:string[]`, `embedding:double[]`, `valid_from:datetime`, `:LABEL`, `:ID`).
+(`turn:long`, `tags:string[]`, `embedding:float[]`, `valid_from:datetime`, `:LABEL`, `:ID`).
 Rows with the same set of typed properties share a file, so a property that is absent (None)
 is absent from the node, as the transactional importer leaves it. Every value is quoted, so an
 empty string stays an empty string and an unquoted empty field is a missing value. A list that
@@ -118,9 +118,10 @@ class CsvGroups:
         if isinstance(value, Vector) or (
             isinstance(value, list) and all(isinstance(v, float | int) for v in value)
         ):
-            if all(isinstance(v, int) and not isinstance(v, bool) for v in value) and not (
-                isinstance(value, Vector)
-            ):
+            if isinstance(value, Vector):
+                # 32-bit, as the online writers store a vector (cypher/fact_insert.cypher).
+                return ":float[]", self.delimiter.join(_float(key, float(v)) for v in value)
+            if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
                 return ":long[]", self.delimiter.join(str(v) for v in value)
             return ":double[]", self.delimiter.join(_float(key, float(v)) for v in value)
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
