@@ -20,8 +20,8 @@ Handler = Callable[[argparse.Namespace, Settings], int]
 
 
 def _store(settings: Settings) -> tuple[Database, KeyStore]:
-    from graph.cli import ensure_neo4j
     from graph.embedding import Embedder
+    from graph.neo4j_start import ensure_neo4j
     from graph.schema import apply_schema
 
     ensure_neo4j(settings)

@@ -709,7 +709,7 @@ class Memory:
     def recall(self) -> DeepRecall:
         """Deep recall with the providers the settings configure (none: plain search)."""
         if self._recall is None:
-            self._recall = DeepRecall.from_settings(self)
+            self._recall = DeepRecall.from_settings(self, self.settings.llm)
         return self._recall
 
     @recall.setter

@@ -41,8 +41,8 @@ examples:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.importer import ImportOptions, run_import
     from graph.bulk.rows import detect_format
-    from graph.cli import ensure_neo4j
     from graph.memory import Memory
+    from graph.neo4j_start import ensure_neo4j
 
     options = ImportOptions(
         path=args.file,
@@ -76,8 +76,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.exporter import export_to
-    from graph.cli import ensure_neo4j
     from graph.db import Database
+    from graph.neo4j_start import ensure_neo4j
 
     ensure_neo4j(settings)
     db = Database(settings)
@@ -97,8 +97,8 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_embed(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.embedjobs import embed_missing
-    from graph.cli import ensure_neo4j
     from graph.memory import Memory
+    from graph.neo4j_start import ensure_neo4j
 
     ensure_neo4j(settings)
     with Memory.connect(settings) as memory:
@@ -111,9 +111,9 @@ def cmd_embed(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.embedjobs import reembed
-    from graph.cli import ensure_neo4j
     from graph.db import Database
     from graph.embedding import Embedder
+    from graph.neo4j_start import ensure_neo4j
 
     ensure_neo4j(settings)
     embedder = Embedder(settings)
@@ -136,8 +136,8 @@ def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.stats import collect
-    from graph.cli import ensure_neo4j
     from graph.db import Database
+    from graph.neo4j_start import ensure_neo4j
 
     ensure_neo4j(settings)
     db = Database(settings)

@@ -11,16 +11,14 @@ import dataclasses
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from graph.config import LLMSettings
 from graph.recall.gate import is_hard
 from graph.recall.llm import ChatClient, LLMError, LLMGrader, LLMTransformer
 from graph.recall.offline import OfflineGrader
 from graph.recall.providers import Grade, QueryTransformer, RetrievalGrader
 from graph.search import Hit, Mode, SearchOptions, SearchResult, rrf
-
-if TYPE_CHECKING:
-    from graph.memory import Memory
 
 log = logging.getLogger("factgraph.recall")
 
@@ -45,10 +43,22 @@ class IterativeResult:
     hard: bool
 
 
+class Searcher(Protocol):
+    """The one thing deep recall needs of the memory service: a plain search pass.
+
+    Taken as a protocol so that recall depends on search alone, never on the service that
+    owns it (graph.memory.Memory passes itself in).
+    """
+
+    def search(
+        self, scope: str, query: str, *, options: SearchOptions | None = None
+    ) -> SearchResult: ...
+
+
 class DeepRecall:
     def __init__(
         self,
-        memory: Memory,
+        memory: Searcher,
         *,
         transformer: QueryTransformer | None = None,
         grader: RetrievalGrader | None = None,
@@ -58,9 +68,8 @@ class DeepRecall:
         self.grader = grader
 
     @classmethod
-    def from_settings(cls, memory: Memory) -> DeepRecall:
+    def from_settings(cls, memory: Searcher, llm: LLMSettings) -> DeepRecall:
         """LLM providers when an endpoint is configured; else the offline grader if enabled."""
-        llm = memory.settings.llm
         transformer: QueryTransformer | None = None
         grader: RetrievalGrader | None = None
         if llm.configured:
