@@ -25,6 +25,7 @@ from pathlib import Path
 import neo4j
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
+from graph import cypher
 from graph.config import Settings
 from graph.neo4j_memory import AUTO, MemoryPlan, machine_memory, outgrown, page_cached_bytes, plan
 
@@ -345,7 +346,7 @@ db.tx_log.rotation.retention_policy=1 files
                 ) as driver,
                 driver.session(database="system") as session,
             ):
-                session.run("CALL dbms.components()").consume()  # auto-commit: no retry noise
+                session.run(cypher.load("server_components")).consume()  # auto-commit: no retry
                 return
         except AuthError:
             pass
@@ -355,7 +356,7 @@ db.tx_log.rotation.retention_policy=1 files
         ):
             try:
                 session.run(
-                    "ALTER CURRENT USER SET PASSWORD FROM $old TO $new",
+                    cypher.load("server_set_password"),
                     old="neo4j",
                     new=password,
                 ).consume()
@@ -419,7 +420,7 @@ db.tx_log.rotation.retention_policy=1 files
                 auth=(self.settings.neo4j_user, self.settings.neo4j_password),
             ) as driver:
                 records, _, _ = driver.execute_query(
-                    "CALL dbms.components() YIELD versions RETURN versions[0] AS v",
+                    cypher.load("server_components"),
                     database_="system",
                 )
                 version = str(records[0]["v"])

@@ -74,7 +74,7 @@ def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float
     create_schema(db, dimensions, embedder_id)
     with db._translate("schema"):
         db.driver.execute_query(
-            "CALL db.awaitIndexes($seconds)",
+            cypher.load("schema_await_indexes"),
             parameters_={"seconds": int(wait)},
             database_=db.name,
             bookmark_manager_=db.bookmarks,

@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from graph import passages
+from graph import cypher, passages
 from graph.bulk.importer import (
     Importer,
     ImportOptions,
@@ -300,7 +300,7 @@ def _fresh(options: ImportOptions) -> ImportOptions:
 
 def database_node_count(memory: Memory) -> int:
     records, _, _ = memory.db.driver.execute_query(
-        "MATCH (n) RETURN count(n) AS n",
+        cypher.load("database_node_count"),
         database_=memory.db.name,
         bookmark_manager_=memory.db.bookmarks,
     )

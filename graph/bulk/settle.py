@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from graph import cypher
 from graph.config import Settings
 from graph.db import Database
 
@@ -54,7 +55,7 @@ def index_folder(db: Database, settings: Settings) -> Path | None:
     if not settings.uses_local_neo4j:
         return None
     records, _, _ = db.driver.execute_query(
-        "SHOW INDEXES YIELD id, name WHERE name = 'fact_embedding' RETURN id",
+        cypher.load("vector_index_id"),
         database_=db.name,
         bookmark_manager_=db.bookmarks,
     )
