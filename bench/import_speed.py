@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from graph import cypher
 from graph.bulk.autocommit import delete_scope, run_autocommit
 from graph.bulk.importer import Importer, ImportOptions, ImportSummary, settle
 from graph.bulk.initial import run_initial_import
@@ -173,7 +174,7 @@ def measure_floor(
     """
     db = memory.db
     run_autocommit(db, "bench_import_floor_index", {"dimensions": memory.embedder.dimensions})
-    db.driver.execute_query("CALL db.awaitIndexes(300)", database_=db.name)
+    db.driver.execute_query(cypher.load("schema_await_indexes"), seconds=300, database_=db.name)
     importer = Importer(memory, ImportOptions(path=path, scope="bench-floor", fast=True))
     importer.dimensions = memory.embedder.dimensions
     now = memory.clock()
@@ -428,7 +429,7 @@ def main() -> int:
     report: dict[str, Any] = {
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "neo4j": memory.db.driver.execute_query(
-            "CALL dbms.components() YIELD versions RETURN versions[0] AS v"
+            cypher.load("server_components"), database_="system"
         ).records[0]["v"],
         "heap": settings.local.heap,
         "pagecache": settings.local.pagecache,
