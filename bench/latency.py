@@ -80,6 +80,7 @@ from bench.latency_report import (
     stamp,
     store_markdown,
 )
+from graph import vector_shards
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
@@ -468,9 +469,15 @@ class Bench:
         else:
             vec = list(EMBED_RAW(self.memory.embedder, query))
             if kind == "vector":
-                db.read("bench_floor_vector", {"vector": vec, "k": k})
+                db.read(
+                    "bench_floor_vector",
+                    {"vector": vec, "k": k, "index": vector_shards.index(scope)},
+                )
             else:
-                db.read("bench_floor_hybrid", {"lucene": lucene, "vector": vec, "k": k})
+                db.read(
+                    "bench_floor_hybrid",
+                    {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope)},
+                )
         return (time.perf_counter() - started) * 1000.0
 
     def paired(
@@ -555,12 +562,16 @@ class Bench:
         embedder = self.memory.embedder
         db = self.memory.db
         k = self.vector_k(scope)
-        print(f"floor: index calls with k={k}", file=sys.stderr)
+        index = vector_shards.index(scope)
+        print(f"floor: index calls with k={k} on {index}", file=sys.stderr)
         warm = self.fresh(10)
         for q in warm:
             vec = list(EMBED_RAW(embedder, q))
             lucene = scoped(scope, to_lucene(q))
-            db.read("bench_floor_hybrid", {"lucene": lucene, "vector": vec, "k": k})
+            db.read(
+                "bench_floor_hybrid",
+                {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope)},
+            )
         n = self.args.queries
         series: dict[str, list[float]] = {"embed": [], "fulltext": [], "vector": [], "both": []}
         sums: dict[str, list[float]] = {"fulltext": [], "vector": [], "hybrid": []}
@@ -571,9 +582,14 @@ class Bench:
             lucene = scoped(scope, to_lucene(q))  # exactly the engine's full-text query
             db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
             t2 = time.perf_counter()
-            db.read("bench_floor_vector", {"vector": vec, "k": k})
+            db.read(
+                "bench_floor_vector", {"vector": vec, "k": k, "index": vector_shards.index(scope)}
+            )
             t3 = time.perf_counter()
-            db.read("bench_floor_hybrid", {"lucene": lucene, "vector": vec, "k": k})
+            db.read(
+                "bench_floor_hybrid",
+                {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope)},
+            )
             t4 = time.perf_counter()
             embed, ft, vc, both = (t1 - t0, t2 - t1, t3 - t2, t4 - t3)
             for name, value in (("embed", embed), ("fulltext", ft), ("vector", vc), ("both", both)):

@@ -4,7 +4,7 @@ CALL () {
   RETURN collect({id: node.id, score: score}) AS fulltext
 }
 CALL () {
-  CALL db.index.vector.queryNodes('fact_embedding', $k, $vector) YIELD node, score
+  CALL db.index.vector.queryNodes($index, $k, $vector) YIELD node, score
   RETURN collect({id: node.id, score: score}) AS vector
 }
 RETURN fulltext, vector

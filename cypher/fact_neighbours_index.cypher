@@ -1,5 +1,6 @@
-// Nearest neighbours through the vector index, over-fetched ($fetch) then filtered to the scope.
-CALL db.index.vector.queryNodes('fact_embedding', $fetch, $vector) YIELD node AS f, score
+// Nearest neighbours through the scope's vector index ($index, graph/vector_shards.py),
+// over-fetched ($fetch) then filtered to the scope.
+CALL db.index.vector.queryNodes($index, $fetch, $vector) YIELD node AS f, score
 WITH f, score
 WHERE f.scope = $scope AND f.status IN $statuses AND NOT f.id IN $exclude
 RETURN f {.*, embedding: null} AS fact, score

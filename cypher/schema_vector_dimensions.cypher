@@ -1,3 +1,6 @@
+// The dimensions of the facts' vector indexes (the shards, fact_embedding_NN, and the single
+// index of earlier versions, fact_embedding): more than one value, or another than the
+// embedder's, means vectors of another model (graph/schema.py).
 SHOW INDEXES YIELD name, type, options
-WHERE name = 'fact_embedding'
-RETURN options.indexConfig['vector.dimensions'] AS dimensions
+WHERE type = 'VECTOR' AND name STARTS WITH 'fact_embedding'
+RETURN DISTINCT options.indexConfig['vector.dimensions'] AS dimensions

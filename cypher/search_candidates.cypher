@@ -1,7 +1,7 @@
 // Hybrid search candidates in one round trip: full-text (fact_fulltext_filtered; $lucene
 // carries zero-weight clauses for the scope, the tags and the partitions), passage
-// (fact_passage_fulltext, $passage_lucene likewise) and vector lists from
-// Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
+// (fact_passage_fulltext, $passage_lucene likewise) and vector lists ($vector_index: the scope's
+// shard, graph/vector_shards.py) from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
 // optionally an entity-expansion list.
 // Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each index is over-fetched
 // ($fetch; $vec_fetch, sized by graph/search/candidates.py) and filtered; when that leaves
@@ -88,7 +88,7 @@ CALL (ps_raw, ps_fast) {
 CALL (tag_exact) {
   WITH $vector AS vector
   WHERE vector IS NOT NULL AND NOT tag_exact AND NOT $scope_exact
-  CALL db.index.vector.queryNodes('fact_embedding', $vec_fetch, vector) YIELD node, score
+  CALL db.index.vector.queryNodes($vector_index, $vec_fetch, vector) YIELD node, score
   WITH node AS f, score
   WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
@@ -137,7 +137,7 @@ CALL (vec_fast, pool) {
 CALL (vec_fast, pool) {
   WITH vec_fast, pool
   WHERE size(vec_fast) < $k AND size(pool) >= $exact_max
-  CALL db.index.vector.queryNodes('fact_embedding', $wide, $vector) YIELD node, score
+  CALL db.index.vector.queryNodes($vector_index, $wide, $vector) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)

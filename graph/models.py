@@ -24,6 +24,7 @@ from neomodel import (
     db,
 )
 
+from graph import vector_shards
 from graph.db import Database
 
 
@@ -100,6 +101,18 @@ class SupersededFact(Fact):
 
 class ForgottenFact(Fact):
     __label__ = "Forgotten"
+
+
+# ... and the label of the vector index that holds its vector (graph/vector_shards.py): a class
+# for each of those classes and each shard, named like `ActiveFactVectorShard07`, made here
+# rather than written out eighty times. `SHARD_CLASSES[(ActiveFact, 7)]` is one of them.
+SHARD_CLASSES: dict[tuple[type[Fact], int], type[Fact]] = {
+    (base, n): type(
+        f"{base.__name__}{label}", (base,), {"__label__": label, "__module__": __name__}
+    )
+    for base in (Fact, ActiveFact, QuarantinedFact, SupersededFact, ForgottenFact)
+    for n, label in enumerate(vector_shards.LABELS)
+}
 
 
 class AuditEvent(StructuredNode):

@@ -6,21 +6,25 @@ compare vectors of different models, so start-up stops and says to run `factgrap
 
 Facts carry a label mirroring their status (:Active, :Quarantined, :Superseded, :Forgotten) so
 that the Neo4j Browser, which styles nodes by label only, can colour them by status; facts
-written before those labels existed get theirs here, once.
+written before those labels existed get theirs here, once. The same goes for the vector shard
+label (graph/vector_shards.py): a store of an earlier version gets its sixteen shard indexes, every
+fact its label, and its single vector index is dropped once the shards hold every vector.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from graph import cypher
+from graph import cypher, vector_shards
 from graph.db import Database
 from graph.errors import SchemaMismatch
 
+log = logging.getLogger("factgraph.schema")
 _CREATES = re.compile(r"^\s*CREATE\s+(\w+\s+)?(INDEX|CONSTRAINT)", re.IGNORECASE | re.MULTILINE)
 
 
@@ -33,19 +37,19 @@ class IndexState:
 
 
 def vector_dimensions(db: Database) -> int | None:
-    records = db.read("schema_vector_dimensions")
-    if not records or records[0]["dimensions"] is None:
-        return None
-    return int(records[0]["dimensions"])
+    """The dimension of the facts' vector indexes; the largest when two disagree (a crash
+    between dropping and recreating them), so that the check below refuses it."""
+    found = [int(r["dimensions"]) for r in db.read("schema_vector_dimensions") if r["dimensions"]]
+    return max(found) if found else None
 
 
 def check_vector_dimensions(db: Database, dimensions: int, embedder_id: str) -> None:
     existing = vector_dimensions(db)
     if existing is not None and existing != dimensions:
         raise SchemaMismatch(
-            f"The vector index fact_embedding has {existing} dimensions but the embedder "
+            f"The vector indexes fact_embedding_* have {existing} dimensions but the embedder "
             f"{embedder_id} produces {dimensions}. The embedding model changed since the facts "
-            "were embedded: run `factgraph reembed` to rebuild the index and re-embed every "
+            "were embedded: run `factgraph reembed` to rebuild the indexes and re-embed every "
             "fact, or set FACTGRAPH_MODEL back to the model the data was embedded with."
         )
 
@@ -80,6 +84,15 @@ def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float
             bookmark_manager_=db.bookmarks,
         )
     label_statuses(db)
+    if label_shards(db):
+        with db._translate("schema"):
+            db.driver.execute_query(
+                cypher.load("schema_await_indexes"),
+                parameters_={"seconds": int(wait)},
+                database_=db.name,
+                bookmark_manager_=db.bookmarks,
+            )
+    drop_legacy_vector_index(db)
 
 
 def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
@@ -155,6 +168,37 @@ def label_statuses(db: Database) -> int:
         with db._translate("fact_status_label_backfill"), db.session() as s:
             s.run(cypher.load("fact_status_label_backfill")).consume()
     return missing
+
+
+def label_shards(db: Database) -> int:
+    """Give facts without one their vector shard label; returns how many lacked one.
+
+    A store written before shards (stop 28) has none: at the first start-up every fact gets its
+    label, which puts its vector into its shard's index (about 4,000 facts a second here). Facts
+    loaded by a Cypher template get theirs here or from `factgraph embed --missing`.
+    """
+    missing = int(db.read("fact_shard_label_gap")[0]["missing"])
+    if missing > 0:
+        log.info("giving %d facts their vector shard label", missing)
+        for record in db.read("fact_shard_label_scopes"):
+            scope = str(record["scope"])
+            with db._translate("fact_shard_label_backfill"), db.session() as s:
+                s.run(
+                    cypher.load("fact_shard_label_backfill"),
+                    scope=scope,
+                    label=vector_shards.label(scope),
+                ).consume()
+    return missing
+
+
+def drop_legacy_vector_index(db: Database) -> None:
+    """Drop the single vector index of earlier versions once the shards hold every vector."""
+    names = {str(r["name"]) for r in db.read("vector_index_names")}
+    if (
+        vector_shards.LEGACY_INDEX in names
+        and int(db.read("fact_shard_label_gap")[0]["missing"]) == 0
+    ):
+        db.write("vector_index_drop", {"name": vector_shards.LEGACY_INDEX})
 
 
 def index_states(db: Database) -> list[IndexState]:

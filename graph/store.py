@@ -15,7 +15,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph import passages
+from graph import passages, vector_shards
 from graph.db import Database, run
 from graph.entities import ResolvedEntity
 from graph.facts import Fact, FactInput, FactStatus
@@ -96,6 +96,7 @@ def insert_fact(
         tx,
         "fact_insert",
         scope=scope,
+        shard_label=vector_shards.label(scope),
         props=props,
         entities=[
             {
@@ -238,7 +239,14 @@ def neighbours(
     else:
         fetch = max(4 * k, 100)
         while True:
-            records = run(tx, "fact_neighbours_index", k=k, fetch=fetch, **params)
+            records = run(
+                tx,
+                "fact_neighbours_index",
+                k=k,
+                fetch=fetch,
+                index=vector_shards.index(scope),
+                **params,
+            )
             if len(records) >= k or fetch >= MAX_INDEX_FETCH:
                 break
             fetch = min(fetch * 4, MAX_INDEX_FETCH)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from graph import vector_shards
 from graph.bulk.autocommit import run_autocommit
 from graph.bulk.embedjobs import embed_missing, reembed
 from graph.bulk.spec import known_fact_properties
@@ -193,8 +194,9 @@ def test_reembed_rebuilds_the_vector_index_at_the_new_models_dimension(
             summary = reembed(db, embedder, other, batch_size=1)
             query = embedder.embed_query("who collects stamps?")
             records, _, _ = db.driver.execute_query(
-                "CALL db.index.vector.queryNodes('fact_embedding', 1, $vector) "
+                "CALL db.index.vector.queryNodes($index, 1, $vector) "
                 "YIELD node RETURN node.id AS id",
+                index=vector_shards.index("s"),  # labelled by the schema step of reembed
                 vector=list(query),
                 database_=db.name,
             )

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from graph import vector_shards
 from graph.bulk.importer import ImportOptions, ImportSummary, run_import
 from graph.config import Settings
 from graph.db import Database
@@ -292,8 +293,9 @@ def test_vectors_are_stored_as_32_bit_floats_by_remember_and_the_fast_import(
     assert len(facts) == 2
     assert all(fact["embedding"] == rounded for fact in facts.values())
     found = bulk.db.driver.execute_query(
-        "CALL db.index.vector.queryNodes('fact_embedding', 50, $v) YIELD node, score "
+        "CALL db.index.vector.queryNodes($index, 50, $v) YIELD node, score "
         "WHERE node.scope = $scope RETURN count(node) AS n, min(score) AS score",
+        index=vector_shards.index(scope),
         v=supplied,
         scope=scope,
         database_=bulk.db.name,

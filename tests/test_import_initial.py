@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from graph import vector_shards
 from graph.bulk.importer import ImportOptions, run_import
 from graph.bulk.initial import NotEmpty, run_initial_import
 from graph.cli import main
@@ -94,8 +95,8 @@ def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(
             database_=initial.db.name,
         ).records[0]["n"]
         vector = initial.db.driver.execute_query(
-            "CALL db.index.vector.queryNodes('fact_embedding', 1, $v) "
-            "YIELD node RETURN node.id AS id",
+            "CALL db.index.vector.queryNodes($index, 1, $v) YIELD node RETURN node.id AS id",
+            index=vector_shards.index(SCOPE),
             # The supplied vector was made from the text alone (rows above).
             v=embedder.embed([offline.facts["fact-4"]["text"]])[0],
             database_=initial.db.name,

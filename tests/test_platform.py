@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 import graph
-from graph import cypher
+from graph import cypher, vector_shards
 from graph.db import Database
 from graph.embedding import Embedder
 from graph.errors import SchemaMismatch
@@ -46,7 +46,7 @@ def test_applying_the_schema_twice_changes_nothing(db: Database, embedder: Embed
 
 def test_every_index_is_online_with_the_expected_names(db: Database) -> None:
     states = {i.name: i.state for i in index_states(db)}
-    for name in ("fact_fulltext", "fact_embedding", "fact_lexical", "fact_scope_status"):
+    for name in ("fact_fulltext", *vector_shards.INDEXES, "fact_lexical", "fact_scope_status"):
         assert states.get(name) == "ONLINE", states
     constraints = {name for name, _ in _schema_snapshot(db)[1]}
     assert {"fact_id", "fact_live_hash", "entity_key"} <= constraints
@@ -95,7 +95,7 @@ def test_healthz_reports_neo4j_version_indexes_and_embedder(
     assert body["ok"] is True and body["neo4j"] == "up"
     assert body["neo4j_version"].startswith("5.26")
     assert body["embedder"] == embedder.id
-    assert {i["name"] for i in body["indexes"]} >= {"fact_fulltext", "fact_embedding"}
+    assert {i["name"] for i in body["indexes"]} >= {"fact_fulltext", *vector_shards.INDEXES}
 
 
 def test_graphiql_is_served_to_a_browser(http: httpx.Client) -> None:

@@ -1,6 +1,7 @@
-"""A selective filter must not starve search: a scope holding 1% of the facts still gets full
-candidate lists and a full page of hits, although the vector and full-text indexes rank the
-other 99% first (Neo4j 5.26 cannot pre-filter an index query)."""
+"""A selective filter must not starve search: a scope holding 1% of the facts of its vector
+shard still gets full candidate lists and a full page of hits, although the vector and
+full-text indexes rank the other 99% first (Neo4j 5.26 cannot pre-filter an index query); a
+scope of another shard is not crowded at all."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import random
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
+from graph import vector_shards
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
 from graph.db import Database
@@ -34,7 +37,12 @@ def _near(vector: list[float], rng: random.Random) -> list[float]:
 @pytest.fixture(scope="module")
 def crowded(memory: Memory, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A scope holding 30 of 3,000 facts; the other 2,970 match the query better."""
-    scope, other_scope = (f"test-{uuid.uuid4().hex[:12]}" for _ in range(2))
+    scope = f"test-{uuid.uuid4().hex[:12]}"
+    other_scope = next(  # the crowd shares the scope's vector shard (graph/vector_shards.py)
+        name
+        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
+        if vector_shards.shard_of(name) == vector_shards.shard_of(scope)
+    )
     tmp_path = tmp_path_factory.mktemp("selective")
     rng = random.Random(7)
     target = list(memory.embedder.embed_query(QUERY))
@@ -77,6 +85,7 @@ def test_a_naive_post_filter_would_come_back_short(
             "vector": vector,
             "fetch": 60 * OVERFETCH,
             "k": 60,
+            "index": vector_shards.index(crowded),
         },
     )
     assert len(naive) < 10
@@ -95,6 +104,39 @@ def test_both_lists_are_complete_for_a_one_percent_scope(memory: Memory, crowded
     assert len(found.lists["vector"]) == MINE
     assert len(found.lists["fulltext"]) == MINE
     assert {f.scope for f in found.facts.values()} == {crowded}
+
+
+def test_a_small_scope_of_another_shard_gets_its_vectors_from_its_own_index(
+    memory: Memory, crowded: str, tmp_path: Path
+) -> None:
+    """The crowd fills another index: the small scope's index call finds its facts directly."""
+    apart = next(
+        name
+        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
+        if vector_shards.shard_of(name) != vector_shards.shard_of(crowded)
+    )
+    path = tmp_path / "apart.jsonl"
+    path.write_text(
+        "".join(
+            json.dumps({"text": f"Note {i}: the violin practice plan, week {i}"}) + "\n"
+            for i in range(MINE)
+        ),
+        encoding="utf-8",
+    )
+    run_import(memory, ImportOptions(path=path, scope=apart, fast=True, progress=False))
+    try:
+        found = fetch(
+            memory.db,
+            apart,
+            SearchOptions(),
+            lucene="violin practice schedule",
+            vector=list(memory.embedder.embed_query(QUERY)),
+            now=datetime.now(UTC),
+        )
+        assert not found.vector_exact
+        assert len(found.lists["vector"]) == MINE
+    finally:
+        delete_scope(memory.db, apart)
 
 
 def test_search_returns_a_full_page_from_the_small_scope(memory: Memory, crowded: str) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 from neo4j import ManagedTransaction, Record
 from tqdm import tqdm
 
-from graph import passages
+from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint
 from graph.bulk.codec import native
 from graph.bulk.spec import ID_NAMESPACE
@@ -75,7 +75,7 @@ class ReembedSummary:
         lines = []
         if self.rebuilt:
             lines.append(
-                f"rebuilt the vector index fact_embedding: {self.old_dimensions} -> "
+                f"rebuilt the vector indexes fact_embedding_*: {self.old_dimensions} -> "
                 f"{self.new_dimensions} dimensions"
             )
         lines.append(f"re-embedded {self.reembedded} facts with {self.embedder}")
@@ -242,6 +242,7 @@ def _completion(
             for role, e in entities
         ],
         "audit_id": str(uuid.uuid5(ID_NAMESPACE, f"complete:{node['id']}")),
+        "shard_label": vector_shards.label(str(props["scope"])),
     }
     return row, text
 
@@ -261,7 +262,8 @@ def reembed(
     old = vector_dimensions(db)
     summary = ReembedSummary(embedder.id, old, embedder.dimensions)
     if old != embedder.dimensions:
-        db.write("vector_index_drop")
+        for record in db.read("vector_index_names"):
+            db.write("vector_index_drop", {"name": record["name"]})
         apply_schema(db, embedder.dimensions, embedder.id)
         summary.rebuilt = old is not None
     checkpoint = Checkpoint.for_job(

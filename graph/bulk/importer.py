@@ -32,7 +32,7 @@ from typing import Any
 from neo4j import ManagedTransaction, Record
 from tqdm import tqdm
 
-from graph import passages
+from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint, file_identity
 from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
 from graph.bulk.spec import (
@@ -522,7 +522,9 @@ class Importer:
 
         def work(tx: ManagedTransaction) -> tuple[list[Record], list[Record], int]:
             with timed("facts"):
-                wire = Rows({k: row[k] for k in ("line", "props", "times")} for row in rows)
+                wire = Rows(
+                    {k: row[k] for k in ("line", "props", "times", "shard_label")} for row in rows
+                )
                 outcomes = run(tx, "import_facts", rows=wire)
             created = {str(r["fact_id"]) for r in outcomes if r["outcome"] == "insert"}
             new_rows = [row for row in rows if row["props"]["id"] in created]
@@ -662,6 +664,7 @@ class Importer:
             "line": row.line,
             "props": plain,
             "times": times,
+            "shard_label": vector_shards.label(row.scope),
             "entities": [
                 {"role": e.role, "canonical": e.canonical, "name": e.name, "type": e.type}
                 for e in p.entities

@@ -133,7 +133,7 @@ class InitialImporter(Importer):
         self.summary.valid += 1
         fact_id, scope = row.id, row.scope
         self._scopes[fact_id] = scope
-        labels = ["Fact"] + (
+        labels = ["Fact", str(params["shard_label"])] + (
             [_STATUS_LABELS[props["status"]]] if props["status"] in _STATUS_LABELS else []
         )
         self.files.node("Fact", "Fact", fact_id, labels, props, params["times"])

@@ -8,7 +8,8 @@ vector query searches all of them (p50 11.2 ms with 54 segments, 5.0 ms with 16;
 merges have finished does. Neo4j offers no force-merge, so this waits for the index's files to
 stop changing (the merges are done), then writes and deletes one probe vector (so Lucene looks
 for merges again), and repeats until a probe starts no merge: the index is then as merged as a
-live service's writes would leave it.
+live service's writes would leave it. The vectors are split over sixteen shard indexes
+(graph/vector_shards.py); each shard that holds facts is watched and probed.
 
 The files are watched on the project's own Neo4j only. A server named by NEO4J_URI gets probes
 at fixed intervals instead, for as long as a 100,000-fact import's merges take here.
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from graph import cypher
+from graph import vector_shards
 from graph.config import Settings
 from graph.db import Database
 
@@ -50,38 +51,35 @@ class Settled:
         )
 
 
-def index_folder(db: Database, settings: Settings) -> Path | None:
-    """The fact_embedding index's Lucene folder on the local server, if this is one."""
+def shards_in_use(db: Database) -> list[str]:
+    """The labels of the vector shards that hold facts (an import fills one per scope)."""
+    counts = db.read("fact_shard_label_gap")[0]["shards"]
+    return [label for label, n in zip(vector_shards.LABELS, counts, strict=True) if n]
+
+
+def index_folders(db: Database, settings: Settings, labels: list[str]) -> list[Path] | None:
+    """The Lucene folders of those shards' vector indexes on the local server, if this is one."""
     if not settings.uses_local_neo4j:
         return None
-    records, _, _ = db.driver.execute_query(
-        cypher.load("vector_index_id"),
-        database_=db.name,
-        bookmark_manager_=db.bookmarks,
-    )
-    if not records:
-        return None
-    folder = (
-        settings.local.home
-        / "data"
-        / "databases"
-        / db.name
-        / "schema"
-        / "index"
-        / "vector-2.0"
-        / str(records[0]["id"])
-    )
-    return folder if folder.is_dir() else None
+    wanted = {vector_shards.INDEXES[vector_shards.LABELS.index(label)] for label in labels}
+    base = settings.local.home / "data" / "databases" / db.name / "schema" / "index" / "vector-2.0"
+    folders = [
+        base / str(record["id"])
+        for record in db.read("vector_index_names")
+        if record["name"] in wanted
+    ]
+    return [folder for folder in folders if folder.is_dir()] or None
 
 
-def _files(folder: Path) -> dict[str, int]:
+def _files(folders: list[Path]) -> dict[str, int]:
     out: dict[str, int] = {}
-    for path in folder.rglob("*"):
-        try:
-            if path.is_file():
-                out[str(path)] = path.stat().st_size
-        except FileNotFoundError:  # deleted by a merge while listed
-            continue
+    for folder in folders:
+        for path in folder.rglob("*"):
+            try:
+                if path.is_file():
+                    out[str(path)] = path.stat().st_size
+            except FileNotFoundError:  # deleted by a merge while listed
+                continue
     return out
 
 
@@ -89,16 +87,15 @@ def _segments(files: dict[str, int]) -> int:
     return sum(1 for name in files if name.endswith(".si"))
 
 
-def _probe(db: Database, dimensions: int) -> None:
-    """Write one vector and delete it: a commit that makes Lucene choose merges again."""
+def _probe(db: Database, dimensions: int, labels: list[str]) -> None:
+    """Write one vector per shard and delete them: a commit that makes Lucene choose merges."""
     vector = np.random.default_rng().standard_normal(dimensions)
-    probe = {
-        "id": f"settle-{uuid.uuid4()}",
-        "scope": PROBE_SCOPE,
-        "vector": (vector / np.linalg.norm(vector)).tolist(),
-    }
-    db.write("vector_index_probe_create", probe)
-    db.write("vector_index_probe_delete", {"id": probe["id"]})
+    rows = [{"id": f"settle-{uuid.uuid4()}", "label": label} for label in labels]
+    db.write(
+        "vector_index_probe_create",
+        {"rows": rows, "scope": PROBE_SCOPE, "vector": (vector / np.linalg.norm(vector)).tolist()},
+    )
+    db.write("vector_index_probe_delete", {"ids": [row["id"] for row in rows]})
 
 
 def _written(since: dict[str, int], now: dict[str, int]) -> int:
@@ -115,23 +112,24 @@ def settle_vector_index(
     progress: bool = True,
 ) -> Settled:
     started = time.monotonic()
-    folder = index_folder(db, settings)
-    if folder is None:
+    labels = shards_in_use(db)
+    folders = index_folders(db, settings, labels)
+    if folders is None:
         for at in BLIND_PROBES:
             time.sleep(max(0.0, at - (time.monotonic() - started)))
-            _probe(db, dimensions)
+            _probe(db, dimensions, labels)
         return Settled(None, None, len(BLIND_PROBES), time.monotonic() - started)
 
     def say(message: str) -> None:
         if progress:
             print(f"\r{message:<78}", end="", file=sys.stderr, flush=True)
 
-    last = _files(folder)
+    last = _files(folders)
     first, base, probes = _segments(last), last, 0
     quiet_since = time.monotonic()
     while time.monotonic() - started < timeout:
         time.sleep(1.0)
-        now = _files(folder)
+        now = _files(folders)
         elapsed = time.monotonic() - started
         if now != last:
             last, quiet_since = now, time.monotonic()
@@ -141,11 +139,11 @@ def settle_vector_index(
             continue
         if probes and _written(base, now) < MERGE_BYTES:
             break  # the last probe started no merge: as merged as writes will make it
-        _probe(db, dimensions)
+        _probe(db, dimensions, labels)
         probes += 1
-        base = last = _files(folder)
+        base = last = _files(folders)
         quiet_since = time.monotonic()
         say(f"vector index: probe write {probes} ({elapsed:.0f}s)")
     if progress:
         print(file=sys.stderr)
-    return Settled(first, _segments(_files(folder)), probes, time.monotonic() - started)
+    return Settled(first, _segments(_files(folders)), probes, time.monotonic() - started)

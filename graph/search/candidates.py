@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
+from graph import vector_shards
 from graph.db import Database
 from graph.facts import Fact, FactStatus, read_time
 from graph.search.lucene import scoped
@@ -148,7 +149,7 @@ def scope_exact(k: int, vec_fetch: int, size: ScopeSize) -> bool:
 
 
 class ScopeSize(NamedTuple):
-    """A scope's share of the database's facts, its live facts, and the database's facts."""
+    """A scope's share of its vector shard's facts, its live facts, and the shard's facts."""
 
     share: float
     live: int
@@ -181,7 +182,9 @@ class _Shares:
         if known is not None and known[1] > now:
             return known[0]
         record = db.read("search_scope_share", {"scope": scope})[0]
-        total, live = int(record["total"]), int(record["live"])
+        # The vector index asked is the scope's shard: its share is of that shard's facts.
+        shard = int(record["shards"][vector_shards.shard_of(scope)])
+        total, live = shard or int(record["total"]), int(record["live"])
         size = ScopeSize(live / total if total else 0.0, live, total)
         with self._lock:
             known_scopes = self._cache.setdefault(db, OrderedDict())
@@ -277,6 +280,7 @@ def fetch(
         if options.mode is not Mode.VECTOR and options.passages
         else "",
         vector=vector if options.mode is not Mode.FULLTEXT else None,
+        vector_index=vector_shards.index(scope),
         k=k,
         fetch=k * OVERFETCH,
         vec_fetch=vec_fetch,
