@@ -76,23 +76,21 @@ def other_models(db: Database, embedder_id: str, *, sample: int = 10_000) -> str
 def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float = 300) -> None:
     """Create what is missing and wait until every index is ONLINE."""
     create_schema(db, dimensions, embedder_id)
+    await_indexes(db, wait)
+    label_statuses(db)
+    if label_shards(db):
+        await_indexes(db, wait)  # the labelled facts' vectors enter their shards' indexes
+    drop_legacy_vector_index(db)
+
+
+def await_indexes(db: Database, seconds: float) -> None:
     with db._translate("schema"):
         db.driver.execute_query(
             cypher.load("schema_await_indexes"),
-            parameters_={"seconds": int(wait)},
+            parameters_={"seconds": int(seconds)},
             database_=db.name,
             bookmark_manager_=db.bookmarks,
         )
-    label_statuses(db)
-    if label_shards(db):
-        with db._translate("schema"):
-            db.driver.execute_query(
-                cypher.load("schema_await_indexes"),
-                parameters_={"seconds": int(wait)},
-                database_=db.name,
-                bookmark_manager_=db.bookmarks,
-            )
-    drop_legacy_vector_index(db)
 
 
 def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
