@@ -6,7 +6,8 @@ that `browser.post_connect_cmd` applied factgraph's style sheet (served by the s
 /neo4j-browser/style.grass), runs a query over a seeded supersede chain and saves the graph
 view as a PNG. If the post-connect command left no style, it runs `:style URL` itself and
 says so. It then reads the rendered SVG: the run fails unless facts are captioned by their
-status and text and a SUPERSEDES edge is named (captions the layout cut short are reported).
+status and text, each status is drawn in a colour of its own, and a SUPERSEDES edge is named
+(captions the layout cut short are reported).
 The scope (`--scope`, default browser-demo) is deleted and written afresh on every run.
 
 By default it starts what is not already answering, on ports of its own so it clashes with
@@ -325,6 +326,17 @@ def check(report: dict[str, Any]) -> list[str]:
             problems.append(f"no fact captioned with status {status!r}")
     if "SUPERSEDES" not in graph["rels"]:
         problems.append("no relationship captioned SUPERSEDES")
+    # Each status in its own colour: a label without a rule of its own (the vector shard's,
+    # :VectorShard07) would get a colour the Browser picks, drawn over the status colour.
+    fills: dict[str, set[str]] = {}
+    for node, caption in zip(graph["nodes"], captions, strict=True):
+        status = caption.split(" - ")[0].lower()
+        if status in ("active", "superseded", "quarantined", "forgotten"):
+            fills.setdefault(status, set()).add(str(node["fill"]).upper())
+    one_each = all(len(colours) == 1 for colours in fills.values())
+    distinct = len({colour for colours in fills.values() for colour in colours}) == len(fills)
+    if not (one_each and distinct):
+        problems.append(f"facts are not coloured by status: {fills}")
     return problems
 
 

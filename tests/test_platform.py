@@ -132,6 +132,11 @@ def test_the_neo4j_browser_style_sheet_captions_facts_by_text_and_colours_them_b
         for label in ("Active", "Quarantined", "Superseded", "Forgotten")
     }
     assert len(set(colours.values())) == 4, colours  # each status its own colour
+    # A label without a rule gets a colour the Browser picks, drawn over the status colour:
+    # every vector shard label has one, before the Fact and status rules that override it.
+    first_fact_rule = response.text.index("node.Fact {")
+    for label in vector_shards.LABELS:
+        assert -1 < response.text.find(f"node.{label} {{") < first_fact_rule, label
     assert "relationship.SUPERSEDES {" in response.text
 
 
