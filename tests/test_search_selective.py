@@ -139,6 +139,46 @@ def test_a_small_scope_of_another_shard_gets_its_vectors_from_its_own_index(
         delete_scope(memory.db, apart)
 
 
+def test_a_short_first_vector_call_is_asked_again_wider_before_an_exact_scan(
+    memory: Memory, tmp_path: Path
+) -> None:
+    """A scope sharing its shard with 300 facts nearer the query than any of its 2,500: the
+    first call (about 100 neighbours) keeps none of them, the second, four times wider, a full
+    list, and the 2,500 facts are never scanned exactly."""
+    rng = random.Random(11)
+    target = list(memory.embedder.embed_query(QUERY))
+    mine = f"test-{uuid.uuid4().hex[:12]}"
+    crowd = next(
+        name
+        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
+        if vector_shards.shard_of(name) == vector_shards.shard_of(mine)
+    )
+
+    def far() -> list[float]:
+        v = [rng.gauss(0, 1) for _ in target]
+        norm = sum(x * x for x in v) ** 0.5
+        return [x / norm for x in v]
+
+    files = {
+        crowd: [{"text": f"crowd {i}", "embedding": _near(target, rng)} for i in range(300)],
+        mine: [{"text": f"mine {i}", "embedding": far()} for i in range(2_500)],
+    }
+    try:
+        for scope, rows in files.items():
+            path = tmp_path / f"{scope}.jsonl"
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            run_import(memory, ImportOptions(path=path, scope=scope, fast=True, progress=False))
+        found = fetch(
+            memory.db, mine, SearchOptions(), lucene="", vector=target, now=datetime.now(UTC)
+        )
+        assert not found.vector_exact
+        assert len(found.lists["vector"]) == SearchOptions().candidate_top_k
+        assert {f.scope for f in found.facts.values()} == {mine}
+    finally:
+        delete_scope(memory.db, crowd)
+        delete_scope(memory.db, mine)
+
+
 def test_search_returns_a_full_page_from_the_small_scope(memory: Memory, crowded: str) -> None:
     for mode in ("hybrid", "vector", "fulltext"):
         hits = memory.search(crowded, QUERY, top_k=25, mode=mode, track_access=False).hits

@@ -38,6 +38,9 @@ SHARES_KEPT = 10_000  # scopes remembered per database; the oldest entries go fi
 # Beyond this many live facts in a scope, an exact vector scan costs more than a wide index
 # query; WIDE is how far both indexes are asked when a filter is selective.
 EXACT_MAX = 20_000
+# A vector call that kept fewer than k of the scope's facts is asked again this many times wider
+# before the scope is scanned exactly (search_candidates.cypher): a scope sharing its shard.
+RETRY_WIDER = 4
 WIDE = 5_000
 EXPANSION_SEEDS = 10
 
@@ -284,6 +287,7 @@ def fetch(
         k=k,
         fetch=k * OVERFETCH,
         vec_fetch=vec_fetch,
+        vec_retry=min(WIDE, vec_fetch * RETRY_WIDER),
         wide=max(WIDE, k * OVERFETCH),
         exact_max=EXACT_MAX,
         tag_exact_max=tag_exact_max(k, vec_fetch, size.total),
