@@ -52,9 +52,11 @@ class Settled:
 
 
 def shards_in_use(db: Database) -> list[str]:
-    """The labels of the vector shards that hold facts (an import fills one per scope)."""
+    """The labels of the vector shards that hold facts (an import fills one per scope); every
+    shard when none does, so that settling an empty store still finds and probes the indexes."""
     counts = db.read("fact_shard_label_gap")[0]["shards"]
-    return [label for label, n in zip(vector_shards.LABELS, counts, strict=True) if n]
+    used = [label for label, n in zip(vector_shards.LABELS, counts, strict=True) if n]
+    return used or list(vector_shards.LABELS)
 
 
 def index_folders(db: Database, settings: Settings, labels: list[str]) -> list[Path] | None:
