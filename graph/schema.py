@@ -175,7 +175,7 @@ def label_shards(db: Database) -> int:
     label, which puts its vector into its shard's index (about 4,000 facts a second here). Facts
     loaded by a Cypher template get theirs here or from `factgraph embed --missing`.
     """
-    missing = int(db.read("fact_shard_label_gap")[0]["missing"])
+    missing = int(db.read("vector_shard_counts")[0]["missing"])
     if missing > 0:
         log.info("giving %d facts their vector shard label", missing)
         for record in db.read("fact_shard_label_scopes"):
@@ -194,7 +194,7 @@ def drop_legacy_vector_index(db: Database) -> None:
     names = {str(r["name"]) for r in db.read("vector_index_names")}
     if (
         vector_shards.LEGACY_INDEX in names
-        and int(db.read("fact_shard_label_gap")[0]["missing"]) == 0
+        and int(db.read("vector_shard_counts")[0]["missing"]) == 0
     ):
         db.write("vector_index_drop", {"name": vector_shards.LEGACY_INDEX})
 

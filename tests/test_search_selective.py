@@ -20,7 +20,7 @@ from graph.bulk.importer import ImportOptions, run_import
 from graph.db import Database
 from graph.memory import Memory
 from graph.search import SearchOptions, candidates
-from graph.search.candidates import OVERFETCH, fetch
+from graph.search.candidates import OVERFETCH, Candidates, fetch
 
 QUERY = "violin practice schedule"
 CROWD = 2_970
@@ -34,15 +34,33 @@ def _near(vector: list[float], rng: random.Random) -> list[float]:
     return [x / norm for x in noisy]
 
 
+def scope_name(*, shard_of: str, same: bool = True) -> str:
+    """A fresh scope name whose vector shard (graph/vector_shards.py) is, or is not, that of
+    `shard_of`: whether two scopes share a vector index is what these tests are about."""
+    return next(
+        name
+        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
+        if (vector_shards.shard_of(name) == vector_shards.shard_of(shard_of)) == same
+    )
+
+
+def question_candidates(memory: Memory, scope: str) -> Candidates:
+    """The candidate lists of the test's question in `scope`, with the default options."""
+    return fetch(
+        memory.db,
+        scope,
+        SearchOptions(),
+        lucene=QUERY,
+        vector=list(memory.embedder.embed_query(QUERY)),
+        now=datetime.now(UTC),
+    )
+
+
 @pytest.fixture(scope="module")
 def crowded(memory: Memory, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A scope holding 30 of 3,000 facts; the other 2,970 match the query better."""
     scope = f"test-{uuid.uuid4().hex[:12]}"
-    other_scope = next(  # the crowd shares the scope's vector shard (graph/vector_shards.py)
-        name
-        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
-        if vector_shards.shard_of(name) == vector_shards.shard_of(scope)
-    )
+    other_scope = scope_name(shard_of=scope)  # the crowd shares the scope's vector shard
     tmp_path = tmp_path_factory.mktemp("selective")
     rng = random.Random(7)
     target = list(memory.embedder.embed_query(QUERY))
@@ -92,14 +110,7 @@ def test_a_naive_post_filter_would_come_back_short(
 
 
 def test_both_lists_are_complete_for_a_one_percent_scope(memory: Memory, crowded: str) -> None:
-    found = fetch(
-        memory.db,
-        crowded,
-        SearchOptions(),
-        lucene="violin practice schedule",
-        vector=list(memory.embedder.embed_query(QUERY)),
-        now=datetime.now(UTC),
-    )
+    found = question_candidates(memory, crowded)
     assert found.vector_exact
     assert len(found.lists["vector"]) == MINE
     assert len(found.lists["fulltext"]) == MINE
@@ -110,11 +121,7 @@ def test_a_small_scope_of_another_shard_gets_its_vectors_from_its_own_index(
     memory: Memory, crowded: str, tmp_path: Path
 ) -> None:
     """The crowd fills another index: the small scope's index call finds its facts directly."""
-    apart = next(
-        name
-        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
-        if vector_shards.shard_of(name) != vector_shards.shard_of(crowded)
-    )
+    apart = scope_name(shard_of=crowded, same=False)
     path = tmp_path / "apart.jsonl"
     path.write_text(
         "".join(
@@ -125,14 +132,7 @@ def test_a_small_scope_of_another_shard_gets_its_vectors_from_its_own_index(
     )
     run_import(memory, ImportOptions(path=path, scope=apart, fast=True, progress=False))
     try:
-        found = fetch(
-            memory.db,
-            apart,
-            SearchOptions(),
-            lucene="violin practice schedule",
-            vector=list(memory.embedder.embed_query(QUERY)),
-            now=datetime.now(UTC),
-        )
+        found = question_candidates(memory, apart)
         assert not found.vector_exact
         assert len(found.lists["vector"]) == MINE
     finally:
@@ -148,11 +148,7 @@ def test_a_short_first_vector_call_is_asked_again_wider_before_an_exact_scan(
     rng = random.Random(11)
     target = list(memory.embedder.embed_query(QUERY))
     mine = f"test-{uuid.uuid4().hex[:12]}"
-    crowd = next(
-        name
-        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
-        if vector_shards.shard_of(name) == vector_shards.shard_of(mine)
-    )
+    crowd = scope_name(shard_of=mine)
 
     def far() -> list[float]:
         v = [rng.gauss(0, 1) for _ in target]

@@ -54,7 +54,7 @@ class Settled:
 def shards_in_use(db: Database) -> list[str]:
     """The labels of the vector shards that hold facts (an import fills one per scope); every
     shard when none does, so that settling an empty store still finds and probes the indexes."""
-    counts = db.read("fact_shard_label_gap")[0]["shards"]
+    counts = db.read("vector_shard_counts")[0]["shards"]
     used = [label for label, n in zip(vector_shards.LABELS, counts, strict=True) if n]
     return used or list(vector_shards.LABELS)
 
