@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph.bulk.settle import PROBE_SCOPE, settle_vector_index
+from graph.bulk.settle import FEW_SEGMENTS, PROBE_EVERY, PROBE_SCOPE, next_step, settle_vector_index
 from graph.config import Settings
 from graph.db import Database
 from graph.embedding import Embedder
@@ -21,3 +21,33 @@ def test_settling_the_vector_index_probes_until_no_merge_starts_and_leaves_no_tr
     # The local index folder was found and counted (a fresh database may hold no segment yet).
     assert settled.segments_after is not None and settled.segments_after >= 0
     assert "vector index: merged" in settled.render()
+
+
+def test_a_quiet_probe_does_not_end_the_wait_while_many_segments_are_unmerged() -> None:
+    # Neo4j 5.26 starts no merge for 60-90 s after an import, whatever is written meanwhile
+    # (bench/segments.py); stopping at the first quiet probe left 75 segments at 100,000 facts.
+    def waiting(since_probe: float) -> str:
+        return next_step(
+            probes=3, stirred=False, merged=False, most_segments=75, since_probe=since_probe
+        )
+
+    assert waiting(2.0) == "wait"
+    assert waiting(PROBE_EVERY) == "probe"
+
+
+def test_a_merge_is_followed_by_probes_until_one_starts_nothing() -> None:
+    def after_merge(stirred: bool) -> str:
+        return next_step(probes=5, stirred=stirred, merged=True, most_segments=11, since_probe=6)
+
+    assert after_merge(stirred=True) == "probe"
+    assert after_merge(stirred=False) == "done"
+
+
+def test_an_index_with_few_segments_is_settled_after_one_quiet_probe() -> None:
+    def few(probes: int) -> str:
+        return next_step(
+            probes=probes, stirred=False, merged=False, most_segments=FEW_SEGMENTS, since_probe=6
+        )
+
+    assert few(0) == "probe"
+    assert few(1) == "done"

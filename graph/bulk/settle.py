@@ -1,18 +1,19 @@
 """After a bulk load, let Lucene merge the vector index's small segments before anyone searches.
 
-Each import transaction leaves a small segment in the vector index (about 50 at 100,000 facts).
-Lucene picks merges only when a segment is written, and the import's last merges are still
-running when it ends, so the small segments stay until some later write: until then every
-vector query searches all of them (p50 11.2 ms with 54 segments, 5.0 ms with 16; bench/README.md
-"Lucene segments after a bulk import"). A write right at the end does not help; one after the
-merges have finished does. Neo4j offers no force-merge, so this waits for the index's files to
-stop changing (the merges are done), then writes and deletes one probe vector (so Lucene looks
-for merges again), and repeats until a probe starts no merge: the index is then as merged as a
-live service's writes would leave it. The vectors are split over sixteen shard indexes
-(graph/vector_shards.py); each shard that holds facts is watched and probed.
+Each import transaction leaves a small segment in the vector index (about 75 at 100,000 facts).
+Until they are merged every vector query searches all of them (p50 35 ms with 75 segments at
+100,000 facts; bench/README.md "Lucene segments after a bulk import"). Neo4j offers no
+force-merge, and its vector indexes merge late: measured on 5.26 (`bench/segments.py`), the
+segments on disk stay as they are for 60-90 s after an import whatever is written meanwhile,
+then a write starts the merge (35 -> 11 segments). A probe right after the import, or one when
+the files have been quiet a few seconds, starts nothing; stopping there left 75 segments. So
+this writes and deletes one probe vector every few seconds (a commit is what makes Lucene look
+for merges) until a merge has been seen and the next probe starts no further one, or the
+segments are already few, or a deadline passes. The vectors are split over sixteen shard
+indexes (graph/vector_shards.py); each shard that holds facts is watched and probed.
 
 The files are watched on the project's own Neo4j only. A server named by NEO4J_URI gets probes
-at fixed intervals instead, for as long as a 100,000-fact import's merges take here.
+at fixed intervals instead, for as long as a 100,000-fact import's merge takes to start here.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -30,9 +32,11 @@ from graph.config import Settings
 from graph.db import Database
 
 PROBE_SCOPE = "__factgraph_settle__"
-QUIET_SECONDS = 5.0
+QUIET_SECONDS = 5.0  # no file changed for this long: no merge is running
+PROBE_EVERY = 10.0  # seconds between probes while waiting for the merge to start
+FEW_SEGMENTS = 12  # per shard index: too few for a merge to pay, nothing to wait for
 MERGE_BYTES = 256 * 1024  # more than a probe's own segment: a merge ran
-BLIND_PROBES = (20.0, 40.0, 60.0)  # seconds after the import, for a server we cannot watch
+BLIND_PROBES = tuple(float(at) for at in range(15, 151, 15))  # seconds, a server we cannot watch
 
 
 @dataclass(frozen=True)
@@ -41,10 +45,16 @@ class Settled:
     segments_after: int | None
     probes: int
     seconds: float
+    merged: bool = True  # False: the deadline passed before Lucene merged
 
     def render(self) -> str:
         if self.segments_before is None:
             return f"vector index: {self.probes} probe writes in {self.seconds:.0f}s"
+        if not self.merged:
+            return (
+                f"vector index: not merged after {self.seconds:.0f}s ({self.probes} probe writes; "
+                f"{self.segments_after} segment files); the next writes will merge it"
+            )
         return (
             f"vector index: merged in {self.seconds:.0f}s ({self.probes} probe writes; "
             f"segment files on disk {self.segments_before} -> {self.segments_after})"
@@ -89,6 +99,14 @@ def _segments(files: dict[str, int]) -> int:
     return sum(1 for name in files if name.endswith(".si"))
 
 
+def _most_segments(folders: list[Path], files: dict[str, int]) -> int:
+    """The segment count of the shard index that holds the most: the one a search waits on."""
+    return max(
+        (_segments({n: 0 for n in files if n.startswith(f"{folder}/")}) for folder in folders),
+        default=0,
+    )
+
+
 def _probe(db: Database, dimensions: int, labels: list[str]) -> None:
     """Write one vector per shard and delete them: a commit that makes Lucene choose merges."""
     vector = np.random.default_rng().standard_normal(dimensions)
@@ -105,12 +123,28 @@ def _written(since: dict[str, int], now: dict[str, int]) -> int:
     return sum(max(0, size - since.get(name, 0)) for name, size in now.items())
 
 
+def next_step(
+    *, probes: int, stirred: bool, merged: bool, most_segments: int, since_probe: float
+) -> Literal["done", "probe", "wait"]:
+    """What to do once the index files have been quiet for a while.
+
+    `stirred`: the last probe made Lucene write (a merge ran); `merged`: the index has fewer
+    segments than the import left. A quiet probe ends the wait only once a merge has been seen
+    or the segments are too few to merge: before the merge starts every probe is quiet.
+    """
+    if probes and not stirred and (merged or most_segments <= FEW_SEGMENTS):
+        return "done"
+    if stirred or not probes or since_probe >= PROBE_EVERY:
+        return "probe"
+    return "wait"
+
+
 def settle_vector_index(
     db: Database,
     settings: Settings,
     dimensions: int,
     *,
-    timeout: float = 600.0,
+    timeout: float = 300.0,
     progress: bool = True,
 ) -> Settled:
     started = time.monotonic()
@@ -127,8 +161,8 @@ def settle_vector_index(
             print(f"\r{message:<78}", end="", file=sys.stderr, flush=True)
 
     last = _files(folders)
-    first, base, probes = _segments(last), last, 0
-    quiet_since = time.monotonic()
+    first, base, probes, merged = _segments(last), last, 0, False
+    quiet_since = probed_at = time.monotonic()
     while time.monotonic() - started < timeout:
         time.sleep(1.0)
         now = _files(folders)
@@ -139,13 +173,27 @@ def settle_vector_index(
             continue
         if time.monotonic() - quiet_since < QUIET_SECONDS:
             continue
-        if probes and _written(base, now) < MERGE_BYTES:
-            break  # the last probe started no merge: as merged as writes will make it
+        merged = merged or _segments(now) < first
+        stirred = probes > 0 and _written(base, now) >= MERGE_BYTES
+        step = next_step(
+            probes=probes,
+            stirred=stirred,
+            merged=merged,
+            most_segments=_most_segments(folders, now),
+            since_probe=time.monotonic() - probed_at,
+        )
+        if step == "done":
+            break
+        if step == "wait":
+            continue
         _probe(db, dimensions, labels)
         probes += 1
         base = last = _files(folders)
-        quiet_since = time.monotonic()
-        say(f"vector index: probe write {probes} ({elapsed:.0f}s)")
+        quiet_since = probed_at = time.monotonic()
+        state = "merging" if merged or stirred else "waiting for Lucene to merge"
+        say(f"vector index: {state}, probe write {probes} ({elapsed:.0f}s)")
     if progress:
         print(file=sys.stderr)
-    return Settled(first, _segments(_files(folders)), probes, time.monotonic() - started)
+    after = _files(folders)
+    done = merged or _most_segments(folders, after) <= FEW_SEGMENTS
+    return Settled(first, _segments(after), probes, time.monotonic() - started, done)
