@@ -89,8 +89,7 @@ from graph.memory import Memory
 from graph.neo4j_local import LocalNeo4j
 from graph.neo4j_memory import MIB, page_cached_bytes
 from graph.search import SearchOptions, access, to_lucene
-from graph.search.candidates import fetch_size, shares
-from graph.search.lucene import scoped
+from graph.search.candidates import fetch_size, shares, text_query
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # Floor samples and searches alternate in blocks of this many (Bench.paired).
@@ -459,11 +458,16 @@ class Bench:
         size = shares.share(self.memory.db, scope)
         return fetch_size(SearchOptions().candidate_top_k, size.share, size.live)
 
+    def lucene(self, scope: str, query: str) -> str:
+        """Exactly the engine's full-text query (graph/search/candidates.py text_query)."""
+        size = shares.share(self.memory.db, scope)
+        return text_query(scope, to_lucene(query), SearchOptions(), size)
+
     def floor_once(self, scope: str, kind: str, query: str, k: int) -> float:
         """One floor sample (ms) of `kind` (fulltext, vector, hybrid) for `query`."""
         db = self.memory.db
         started = time.perf_counter()
-        lucene = scoped(scope, to_lucene(query))
+        lucene = self.lucene(scope, query)
         if kind == "fulltext":
             db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
         else:
@@ -567,7 +571,7 @@ class Bench:
         warm = self.fresh(10)
         for q in warm:
             vec = list(EMBED_RAW(embedder, q))
-            lucene = scoped(scope, to_lucene(q))
+            lucene = self.lucene(scope, q)
             db.read(
                 "bench_floor_hybrid",
                 {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope)},
@@ -579,7 +583,7 @@ class Bench:
             t0 = time.perf_counter()
             vec = list(EMBED_RAW(embedder, q))
             t1 = time.perf_counter()
-            lucene = scoped(scope, to_lucene(q))  # exactly the engine's full-text query
+            lucene = self.lucene(scope, q)
             db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
             t2 = time.perf_counter()
             db.read(

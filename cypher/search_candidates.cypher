@@ -2,7 +2,10 @@
 // carries zero-weight clauses for the scope, the tags and the partitions), passage
 // (fact_passage_fulltext, $passage_lucene likewise) and vector lists ($vector_index: the scope's
 // shard, graph/vector_shards.py) from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
-// optionally an entity-expansion list.
+// optionally an entity-expansion list. A scope that holds most of the facts gets $lucene
+// without the scope clause (graph/search/candidates.py: the clause then costs more than it
+// narrows); the retry below always asks with the clause ($lucene_scoped), so a shortfall of the
+// first call is still filled from the scope's own best matches.
 // Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each index is over-fetched
 // ($fetch; $vec_fetch, sized by graph/search/candidates.py) and filtered; when that leaves
 // fewer than $k candidates a filter the Lucene query cannot carry was selective (asOf, status,
@@ -43,7 +46,7 @@ CALL () {
 CALL (ft_raw, ft_fast) {
   WITH ft_raw, ft_fast
   WHERE size(ft_fast) < $k AND ft_raw >= $fetch
-  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', $lucene, {limit: $wide}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', $lucene_scoped, {limit: $wide}) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)
@@ -74,7 +77,7 @@ CALL () {
 CALL (ps_raw, ps_fast) {
   WITH ps_raw, ps_fast
   WHERE size(ps_fast) < $k AND ps_raw >= $fetch
-  CALL db.index.fulltext.queryNodes('fact_passage_fulltext', $passage_lucene, {limit: $wide}) YIELD node, score
+  CALL db.index.fulltext.queryNodes('fact_passage_fulltext', $passage_lucene_scoped, {limit: $wide}) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
     AND ($partitions IS NULL OR f.partition IN $partitions)

@@ -117,6 +117,21 @@ def test_both_lists_are_complete_for_a_one_percent_scope(memory: Memory, crowded
     assert {f.scope for f in found.facts.values()} == {crowded}
 
 
+def test_a_scope_asked_without_its_clause_still_gets_every_full_text_match(
+    memory: Memory, crowded: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope holding most of the facts asks full-text without its scope clause (cheaper at a
+    million facts). Should other scopes' matches fill that first call after all, the retry, which
+    carries the clause, still brings every match of the scope."""
+    monkeypatch.setattr(candidates, "UNSCOPED_SHARE", 0.0)  # treat this 1% scope as dominant
+    monkeypatch.setattr(candidates, "WIDE", 200)  # a retry without the clause would be crowded
+    size = candidates.shares.share(memory.db, crowded)
+    assert "+scope:" not in candidates.text_query(crowded, QUERY, SearchOptions(), size)
+    found = question_candidates(memory, crowded)
+    assert len(found.lists["fulltext"]) == MINE
+    assert {f.scope for f in found.facts.values()} == {crowded}
+
+
 def test_a_small_scope_of_another_shard_gets_its_vectors_from_its_own_index(
     memory: Memory, crowded: str, tmp_path: Path
 ) -> None:

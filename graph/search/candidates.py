@@ -43,6 +43,11 @@ EXACT_MAX = 20_000
 RETRY_WIDER = 4
 WIDE = 5_000
 EXPANSION_SEEDS = 10
+# A scope holding at least this share of all facts asks the full-text indexes without its scope
+# clause (graph/search/lucene.py scoped): the clause would narrow little and cost much. With half
+# the index, an over-fetch of OVERFETCH * k keeps about 1.5 k of the scope's matches on average;
+# when it keeps fewer, search_candidates.cypher asks again with the clause.
+UNSCOPED_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -152,11 +157,13 @@ def scope_exact(k: int, vec_fetch: int, size: ScopeSize) -> bool:
 
 
 class ScopeSize(NamedTuple):
-    """A scope's share of its vector shard's facts, its live facts, and the shard's facts."""
+    """A scope's share of its vector shard's facts, its live facts, and the shard's facts;
+    `of_database`: its share of all facts, which the full-text indexes hold."""
 
     share: float
     live: int
     total: int
+    of_database: float = 0.0
 
 
 class _Shares:
@@ -187,8 +194,11 @@ class _Shares:
         record = db.read("search_scope_share", {"scope": scope})[0]
         # The vector index asked is the scope's shard: its share is of that shard's facts.
         shard = int(record["shards"][vector_shards.shard_of(scope)])
-        total, live = shard or int(record["total"]), int(record["live"])
-        size = ScopeSize(live / total if total else 0.0, live, total)
+        facts, live = int(record["total"]), int(record["live"])
+        total = shard or facts
+        size = ScopeSize(
+            live / total if total else 0.0, live, total, live / facts if facts else 0.0
+        )
         with self._lock:
             known_scopes = self._cache.setdefault(db, OrderedDict())
             known_scopes[scope] = (size, now + SHARE_TTL)
@@ -254,6 +264,25 @@ def merged(words: Candidates, vectors: Candidates) -> Candidates:
     )
 
 
+def text_query(
+    scope: str,
+    lucene: str,
+    options: SearchOptions,
+    size: ScopeSize | None = None,
+    field: str = "index_text",
+) -> str:
+    """The Lucene query of a full-text list: scoped, unless `size` says the scope holds most
+    of the facts (UNSCOPED_SHARE). The paired floor of bench/latency.py asks the same."""
+    return scoped(
+        scope,
+        lucene,
+        tags=options.tags,
+        partitions=options.partitions,
+        field=field,
+        scope_clause=size is None or size.of_database < UNSCOPED_SHARE,
+    )
+
+
 def fetch(
     db: Database,
     scope: str,
@@ -269,18 +298,14 @@ def fetch(
     params = filter_params(scope, options, now)
     size = shares.share(db, scope)
     vec_fetch = fetch_size(k, size.share, size.live)
+    words = options.mode is not Mode.VECTOR
+    passages = words and options.passages
     params.update(
-        lucene=scoped(scope, lucene, tags=options.tags, partitions=options.partitions)
-        if options.mode is not Mode.VECTOR
-        else "",
-        passage_lucene=scoped(
-            scope,
-            lucene,
-            tags=options.tags,
-            partitions=options.partitions,
-            field="passage_text",
-        )
-        if options.mode is not Mode.VECTOR and options.passages
+        lucene=text_query(scope, lucene, options, size) if words else "",
+        lucene_scoped=text_query(scope, lucene, options) if words else "",
+        passage_lucene=text_query(scope, lucene, options, size, "passage_text") if passages else "",
+        passage_lucene_scoped=text_query(scope, lucene, options, None, "passage_text")
+        if passages
         else "",
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         vector_index=vector_shards.index(scope),
