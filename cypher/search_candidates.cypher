@@ -43,9 +43,32 @@ CALL () {
     THEN {f: f, score: score} END) AS kept
   RETURN raw AS ft_raw, kept[..$k] AS ft_fast
 }
+// A short first call is asked again as deep as the share it kept says is needed (twice that,
+// for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
+// would pass $wide, or still comes short with more matches left (ft_mid null), the scoped
+// query is asked for up to $wide matches.
 CALL (ft_raw, ft_fast) {
   WITH ft_raw, ft_fast
   WHERE size(ft_fast) < $k AND ft_raw >= $fetch
+  WITH CASE WHEN size(ft_fast) = 0 THEN $wide
+            ELSE toInteger(ceil(2.0 * $k * ft_raw / size(ft_fast))) END AS wanted
+  WITH CASE WHEN wanted < $wide THEN wanted ELSE $wide END AS depth
+  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered',
+    CASE WHEN depth < $wide THEN $lucene ELSE $lucene_scoped END, {limit: depth}) YIELD node, score
+  WITH depth, node AS f, score
+  WITH min(depth) AS depth, count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+    THEN {f: f, score: score} END) AS kept
+  RETURN CASE WHEN depth < $wide AND size(kept) < $k AND raw >= depth THEN null
+              ELSE kept[..$k] END AS ft_mid
+}
+CALL (ft_mid) {
+  WITH ft_mid
+  WHERE ft_mid IS NULL
   CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', $lucene_scoped, {limit: $wide}) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
@@ -74,9 +97,32 @@ CALL () {
     THEN {f: f, score: score} END) AS kept
   RETURN raw AS ps_raw, kept[..$k] AS ps_fast
 }
+// A short first call is asked again as deep as the share it kept says is needed (twice that,
+// for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
+// would pass $wide, or still comes short with more matches left (ps_mid null), the scoped
+// query is asked for up to $wide matches.
 CALL (ps_raw, ps_fast) {
   WITH ps_raw, ps_fast
   WHERE size(ps_fast) < $k AND ps_raw >= $fetch
+  WITH CASE WHEN size(ps_fast) = 0 THEN $wide
+            ELSE toInteger(ceil(2.0 * $k * ps_raw / size(ps_fast))) END AS wanted
+  WITH CASE WHEN wanted < $wide THEN wanted ELSE $wide END AS depth
+  CALL db.index.fulltext.queryNodes('fact_passage_fulltext',
+    CASE WHEN depth < $wide THEN $passage_lucene ELSE $passage_lucene_scoped END, {limit: depth}) YIELD node, score
+  WITH depth, node AS f, score
+  WITH min(depth) AS depth, count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+    THEN {f: f, score: score} END) AS kept
+  RETURN CASE WHEN depth < $wide AND size(kept) < $k AND raw >= depth THEN null
+              ELSE kept[..$k] END AS ps_mid
+}
+CALL (ps_mid) {
+  WITH ps_mid
+  WHERE ps_mid IS NULL
   CALL db.index.fulltext.queryNodes('fact_passage_fulltext', $passage_lucene_scoped, {limit: $wide}) YIELD node, score
   WITH node AS f, score
   WHERE f.scope = $scope AND f.status IN $statuses
@@ -171,12 +217,16 @@ CALL (vec_fast, pool) {
   WITH f, score ORDER BY score DESC LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_wide
 }
-WITH CASE WHEN size(ft_slow) > size(ft_fast) THEN ft_slow ELSE ft_fast END AS ft,
-     CASE WHEN size(ps_slow) > size(ps_fast) THEN ps_slow ELSE ps_fast END AS ps,
+WITH CASE WHEN size(ft_slow) > size(ft_fast) THEN ft_slow
+          WHEN size(coalesce(ft_mid, [])) > size(ft_fast) THEN ft_mid
+          ELSE ft_fast END AS ft,
+     CASE WHEN size(ps_slow) > size(ps_fast) THEN ps_slow
+          WHEN size(coalesce(ps_mid, [])) > size(ps_fast) THEN ps_mid
+          ELSE ps_fast END AS ps,
      CASE WHEN size(vec_slow) > size(vec_fast) THEN vec_slow
           WHEN size(vec_wide) > size(vec_fast) THEN vec_wide
           ELSE vec_fast END AS vec,
-     size(ft_slow) > size(ft_fast) AS ft_exhaustive,
+     size(ft_slow) > size(ft_fast) OR size(coalesce(ft_mid, [])) > size(ft_fast) AS ft_exhaustive,
      size(vec_slow) > size(vec_fast) AS vec_exact
 CALL (ft, vec) {
   WITH ft, vec

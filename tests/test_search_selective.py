@@ -162,7 +162,15 @@ def test_a_short_first_vector_call_is_asked_again_wider_before_an_exact_scan(
     list, and the 2,500 facts are never scanned exactly."""
     rng = random.Random(11)
     target = list(memory.embedder.embed_query(QUERY))
-    mine = f"test-{uuid.uuid4().hex[:12]}"
+    # The emptiest shard: other tests' facts near the query (the `crowded` fixture's 2,970)
+    # would make the wider call come short too, and the exact scan would follow.
+    counts = memory.db.read("vector_shard_counts")[0]["shards"]
+    emptiest = min(range(len(counts)), key=lambda shard: counts[shard])
+    mine = next(
+        name
+        for name in (f"test-{uuid.uuid4().hex[:12]}" for _ in range(1000))
+        if vector_shards.shard_of(name) == emptiest
+    )
     crowd = scope_name(shard_of=mine)
 
     def far() -> list[float]:
@@ -248,6 +256,37 @@ def test_a_filter_the_index_cannot_see_falls_back_to_every_match(
     )
     assert [fid for fid, _ in found.lists["fulltext"]] == [last]
     assert found.fulltext_exhaustive
+
+
+# Note i's number, boosted i + 1 times: every fact of the scope matches, none ties with another.
+BY_NOTE = " ".join(f"{i}^{i + 1}" for i in range(MINE))
+
+
+def _fulltext_ids(memory: Memory, scope: str, options: SearchOptions) -> list[str]:
+    found = fetch(memory.db, scope, options, lucene=BY_NOTE, vector=None, now=datetime.now(UTC))
+    return [fid for fid, _ in found.lists.get("fulltext", [])]
+
+
+@pytest.mark.parametrize(
+    ("k", "kept_ranks"),
+    [
+        (5, [12, 13, 14, 20, 25]),  # the first call keeps 3 of 15: asked again 50 deep, enough
+        (2, [5, 29]),  # keeps 1 of 6: asked again 24 deep, still short with more left: every match
+    ],
+)
+def test_a_short_full_text_list_is_filled_from_deeper_in_the_index(
+    memory: Memory, crowded: str, k: int, kept_ranks: list[int]
+) -> None:
+    """A filter the index cannot see (here excludeIds) leaves the first call short: the list
+    is filled from as deep as the share the first call kept says, and from every match when
+    that is not deep enough. Either way it is the same list an exhaustive search gives."""
+    ranked = _fulltext_ids(memory, crowded, SearchOptions(candidate_top_k=MINE))
+    assert len(ranked) == MINE
+    left = [ranked[rank] for rank in kept_ranks]
+    options = SearchOptions(
+        candidate_top_k=k, exclude_ids=tuple(fid for fid in ranked if fid not in left)
+    )
+    assert _fulltext_ids(memory, crowded, options) == left[:k]
 
 
 @pytest.mark.parametrize(
