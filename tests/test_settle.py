@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from graph.bulk.settle import FEW_SEGMENTS, PROBE_EVERY, PROBE_SCOPE, next_step, settle_vector_index
+from graph.bulk.settle import (
+    FEW_SEGMENTS,
+    MERGE_WAIT,
+    PROBE_EVERY,
+    PROBE_SCOPE,
+    next_step,
+    settle_vector_index,
+)
 from graph.config import Settings
 from graph.db import Database
 from graph.embedding import Embedder
@@ -51,3 +58,15 @@ def test_an_index_with_few_segments_is_settled_after_one_quiet_probe() -> None:
 
     assert few(0) == "probe"
     assert few(1) == "done"
+
+
+def test_waiting_for_a_merge_that_does_not_start_ends_after_a_bounded_time() -> None:
+    # Index population (`import --initial`) leaves larger segments that Lucene did not merge
+    # within 300 s of probes: the import should not sit there for nothing.
+    def quiet(waited: float) -> str:
+        return next_step(
+            probes=9, stirred=False, merged=False, most_segments=20, since_probe=10, waited=waited
+        )
+
+    assert quiet(MERGE_WAIT - 1) == "probe"
+    assert quiet(MERGE_WAIT) == "done"

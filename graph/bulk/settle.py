@@ -9,8 +9,9 @@ then a write starts the merge (35 -> 11 segments). A probe right after the impor
 the files have been quiet a few seconds, starts nothing; stopping there left 75 segments. So
 this writes and deletes one probe vector every few seconds (a commit is what makes Lucene look
 for merges) until a merge has been seen and the next probe starts no further one, or the
-segments are already few, or a deadline passes. The vectors are split over sixteen shard
-indexes (graph/vector_shards.py); each shard that holds facts is watched and probed.
+segments are already few, or no merge has started within MERGE_WAIT. The vectors are split
+over sixteen shard indexes (graph/vector_shards.py); each shard holding facts is watched and
+probed.
 
 The files are watched on the project's own Neo4j only. A server named by NEO4J_URI gets probes
 at fixed intervals instead, for as long as a 100,000-fact import's merge takes to start here.
@@ -35,6 +36,10 @@ PROBE_SCOPE = "__factgraph_settle__"
 QUIET_SECONDS = 5.0  # no file changed for this long: no merge is running
 PROBE_EVERY = 10.0  # seconds between probes while waiting for the merge to start
 FEW_SEGMENTS = 12  # per shard index: too few for a merge to pay, nothing to wait for
+# How long probes wait for the first merge. After `--fast` it started at 80-91 s in every run
+# here; the larger segments index population leaves (`--initial`: 20 of ~10 MB at 100,000
+# facts) were not merged within 300 s, so waiting longer would only delay the import's end.
+MERGE_WAIT = 150.0
 MERGE_BYTES = 256 * 1024  # more than a probe's own segment: a merge ran
 BLIND_PROBES = tuple(float(at) for at in range(15, 151, 15))  # seconds, a server we cannot watch
 
@@ -124,15 +129,24 @@ def _written(since: dict[str, int], now: dict[str, int]) -> int:
 
 
 def next_step(
-    *, probes: int, stirred: bool, merged: bool, most_segments: int, since_probe: float
+    *,
+    probes: int,
+    stirred: bool,
+    merged: bool,
+    most_segments: int,
+    since_probe: float,
+    waited: float = 0.0,
 ) -> Literal["done", "probe", "wait"]:
     """What to do once the index files have been quiet for a while.
 
     `stirred`: the last probe made Lucene write (a merge ran); `merged`: the index has fewer
     segments than the import left. A quiet probe ends the wait only once a merge has been seen
-    or the segments are too few to merge: before the merge starts every probe is quiet.
+    or the segments are too few to merge: before the merge starts every probe is quiet. Past
+    MERGE_WAIT seconds (`waited`) without a merge, none is coming: the next writes will do it.
     """
     if probes and not stirred and (merged or most_segments <= FEW_SEGMENTS):
+        return "done"
+    if probes and not stirred and waited >= MERGE_WAIT:
         return "done"
     if stirred or not probes or since_probe >= PROBE_EVERY:
         return "probe"
@@ -181,6 +195,7 @@ def settle_vector_index(
             merged=merged,
             most_segments=_most_segments(folders, now),
             since_probe=time.monotonic() - probed_at,
+            waited=elapsed,
         )
         if step == "done":
             break
