@@ -70,3 +70,8 @@ def test_waiting_for_a_merge_that_does_not_start_ends_after_a_bounded_time() -> 
 
     assert quiet(MERGE_WAIT - 1) == "probe"
     assert quiet(MERGE_WAIT) == "done"
+    # `import --initial` does not wait at all: one quiet probe ends it.
+    after_population = next_step(
+        probes=1, stirred=False, merged=False, most_segments=20, since_probe=6, merge_wait=0
+    )
+    assert after_population == "done"

@@ -861,11 +861,18 @@ def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
     return summary
 
 
-def settle(memory: Memory, summary: ImportSummary, *, progress: bool) -> None:
-    from graph.bulk.settle import settle_vector_index
+def settle(
+    memory: Memory, summary: ImportSummary, *, progress: bool, merge_wait: float | None = None
+) -> None:
+    """`merge_wait`: how long to wait for a merge to start (graph/bulk/settle.py MERGE_WAIT)."""
+    from graph.bulk.settle import MERGE_WAIT, settle_vector_index
 
     settled = settle_vector_index(
-        memory.db, memory.settings, memory.embedder.dimensions, progress=progress
+        memory.db,
+        memory.settings,
+        memory.embedder.dimensions,
+        progress=progress,
+        merge_wait=MERGE_WAIT if merge_wait is None else merge_wait,
     )
     summary.timings["vector index merged"] = round(settled.seconds, 2)
     summary.settled = settled.render()

@@ -37,8 +37,8 @@ QUIET_SECONDS = 5.0  # no file changed for this long: no merge is running
 PROBE_EVERY = 10.0  # seconds between probes while waiting for the merge to start
 FEW_SEGMENTS = 12  # per shard index: too few for a merge to pay, nothing to wait for
 # How long probes wait for the first merge. After `--fast` it started at 80-91 s in every run
-# here; the larger segments index population leaves (`--initial`: 20 of ~10 MB at 100,000
-# facts) were not merged within 300 s, so waiting longer would only delay the import's end.
+# here. The larger segments index population leaves (`--initial`: 20 of ~10 MB at 100,000
+# facts) were not merged within 300 s, so `--initial` does not wait (graph/bulk/initial.py).
 MERGE_WAIT = 150.0
 MERGE_BYTES = 256 * 1024  # more than a probe's own segment: a merge ran
 BLIND_PROBES = tuple(float(at) for at in range(15, 151, 15))  # seconds, a server we cannot watch
@@ -136,17 +136,18 @@ def next_step(
     most_segments: int,
     since_probe: float,
     waited: float = 0.0,
+    merge_wait: float = MERGE_WAIT,
 ) -> Literal["done", "probe", "wait"]:
     """What to do once the index files have been quiet for a while.
 
     `stirred`: the last probe made Lucene write (a merge ran); `merged`: the index has fewer
     segments than the import left. A quiet probe ends the wait only once a merge has been seen
     or the segments are too few to merge: before the merge starts every probe is quiet. Past
-    MERGE_WAIT seconds (`waited`) without a merge, none is coming: the next writes will do it.
+    `merge_wait` seconds (`waited`) without a merge, none is coming: the next writes will do it.
     """
     if probes and not stirred and (merged or most_segments <= FEW_SEGMENTS):
         return "done"
-    if probes and not stirred and waited >= MERGE_WAIT:
+    if probes and not stirred and waited >= merge_wait:
         return "done"
     if stirred or not probes or since_probe >= PROBE_EVERY:
         return "probe"
@@ -160,6 +161,7 @@ def settle_vector_index(
     *,
     timeout: float = 300.0,
     progress: bool = True,
+    merge_wait: float = MERGE_WAIT,
 ) -> Settled:
     started = time.monotonic()
     labels = shards_in_use(db)
@@ -196,6 +198,7 @@ def settle_vector_index(
             most_segments=_most_segments(folders, now),
             since_probe=time.monotonic() - probed_at,
             waited=elapsed,
+            merge_wait=merge_wait,
         )
         if step == "done":
             break
