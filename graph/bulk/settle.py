@@ -50,7 +50,7 @@ class Settled:
     segments_after: int | None
     probes: int
     seconds: float
-    merged: bool = True  # False: the deadline passed before Lucene merged
+    merged: bool = True  # False: settle stopped (MERGE_WAIT or timeout) before Lucene merged
 
     def render(self) -> str:
         if self.segments_before is None:
