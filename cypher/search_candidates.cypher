@@ -4,12 +4,13 @@
 // shard, graph/vector_shards.py) from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
 // optionally an entity-expansion list. A scope that holds most of the facts gets $lucene
 // without the scope clause (graph/search/candidates.py: the clause then costs more than it
-// narrows); the retry below always asks with the clause ($lucene_scoped), so a shortfall of the
-// first call is still filled from the scope's own best matches.
+// narrows); the widest retry below always asks with the clause ($lucene_scoped), so a shortfall
+// of the first call is still filled from the scope's own best matches.
 // Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each index is over-fetched
 // ($fetch; $vec_fetch, sized by graph/search/candidates.py) and filtered; when that leaves
 // fewer than $k candidates a filter the Lucene query cannot carry was selective (asOf, status,
-// TTL, excludeIds): full-text is asked again for up to $wide matches, and the vector list is
+// TTL, excludeIds): full-text is asked again, as deep as the first call's kept share says and
+// if that is still short for up to $wide matches, and the vector list is
 // computed exactly (cosine over the filtered facts) when the pool to scan (the first tag's
 // facts, else the scope's live facts) holds fewer than $exact_max (a bounded count), else
 // re-fetched from the index with $wide. Short results remain possible only for a filter
