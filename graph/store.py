@@ -172,7 +172,7 @@ class WriteContext:
     """What the pipeline looks at before deciding (see cypher/fact_write_context.cypher)."""
 
     duplicate: Fact | None
-    live: int
+    live: int  # at most EXACT_SCAN_LIMIT + 1: more only means "too many to scan"
     slot: list[Fact]
 
 
@@ -199,6 +199,7 @@ def write_context(
         subject_key=subject_key,
         predicate_key=predicate_key,
         lock_key=lock_key,
+        live_cap=EXACT_SCAN_LIMIT + 1,
     )[0]
     duplicate = record["duplicate"]
     return WriteContext(
@@ -231,7 +232,7 @@ def neighbours(
         "exclude": list(exclude),
     }
     if total is None:
-        total = int(run(tx, "fact_scope_count", **params)[0]["count"])
+        total = int(run(tx, "fact_scope_count", cap=EXACT_SCAN_LIMIT + 1, **params)[0]["count"])
     if total == 0:
         return []
     if total <= EXACT_SCAN_LIMIT:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from graph import store
 from graph.db import Database
 from graph.errors import ValidationError
 from graph.facts import DecisionKind, FactStatus
@@ -91,6 +92,31 @@ def test_near_duplicates_are_deduplicated(memory: Memory, scope: str) -> None:
     assert near.kind is DecisionKind.DEDUP
     assert near.matched is not None and near.matched.id == first.id
     assert "near duplicate" in near.reason
+
+
+def test_a_scope_past_the_exact_scan_finds_near_duplicates_through_the_index_and_counts_no_further(
+    memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The write context counts the scope's live facts only as far as the choice between an
+    exact scan and the vector index needs (counting a 1,000,000-fact scope cost ~120 ms of
+    every write); past that, near duplicates come from the index."""
+    monkeypatch.setattr(store, "EXACT_SCAN_LIMIT", 3)
+    for topic in ("tomatoes", "violin lessons", "the harbour", "chess club", "sourdough"):
+        memory.remember(scope, {"text": f"Jon talked about {topic} for a while."})
+    first = memory.remember(scope, {"text": "Caroline went to the LGBTQ support group yesterday."})
+
+    near = memory.remember_with_decision(
+        scope, {"text": "Caroline went to the LGBTQ support group yesterday!!"}
+    )
+    context = memory.db.write_tx(
+        lambda tx: store.write_context(
+            tx, scope=scope, content_hash="none", subject_key=None, predicate_key=None
+        )
+    )
+
+    assert near.kind is DecisionKind.DEDUP
+    assert near.matched is not None and near.matched.id == first.id
+    assert context.live == 4  # EXACT_SCAN_LIMIT + 1 of the scope's 6 live facts
 
 
 def test_near_duplicates_merge_when_configured(memory: Memory, scope: str) -> None:
