@@ -230,7 +230,8 @@ def layout_scopes(facts: int, seed: int, scopes: int) -> list[str]:
 
 
 def fact_count(memory: Memory, scope: str) -> int:
-    params = {"scope": scope, "statuses": ["active", "superseded", "quarantined"], "cap": 1 << 62}
+    statuses = ["active", "superseded", "quarantined"]
+    params = {"scope": scope, "statuses": statuses, "cap": 1 << 62}  # every fact: no cap
     return int(memory.db.read("fact_scope_count", params)[0][0])
 
 
