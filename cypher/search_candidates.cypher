@@ -30,110 +30,70 @@ CALL () {
   RETURN collect({tag: t, degree: degree})[0] AS rarest
 }
 WITH rarest, rarest IS NOT NULL AND rarest.degree < $tag_exact_max AS tag_exact
+// The full-text lists, each asked of its own index the same way: the turn's own text
+// (fact_fulltext_filtered, $lucene) and its passage (fact_passage_fulltext: each turn's text
+// with its neighbours', graph/passages.py; $passage_lucene). A list whose query is empty is not
+// asked. Each list comes back as {list, kept, exhaustive}, ranked and filtered.
 CALL () {
-  WITH $lucene AS lucene
-  WHERE lucene <> ''
-  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', lucene, {limit: $fetch}) YIELD node, score
-  WITH node AS f, score
-  WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
-    THEN {f: f, score: score} END) AS kept
-  RETURN raw AS ft_raw, kept[..$k] AS ft_fast
-}
-// A short first call is asked again as deep as the share it kept says is needed (twice that,
-// for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
-// would pass $wide, or still comes short with more matches left (ft_mid null), the scoped
-// query is asked for up to $wide matches.
-CALL (ft_raw, ft_fast) {
-  WITH ft_raw, ft_fast
-  WHERE size(ft_fast) < $k AND ft_raw >= $fetch
-  WITH CASE WHEN size(ft_fast) = 0 THEN $wide
-            ELSE toInteger(ceil(2.0 * $k * ft_raw / size(ft_fast))) END AS wanted
-  WITH CASE WHEN wanted < $wide THEN wanted ELSE $wide END AS depth
-  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered',
-    CASE WHEN depth < $wide THEN $lucene ELSE $lucene_scoped END, {limit: depth}) YIELD node, score
-  WITH depth, node AS f, score
-  WITH min(depth) AS depth, count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
-    THEN {f: f, score: score} END) AS kept
-  RETURN CASE WHEN depth < $wide AND size(kept) < $k AND raw >= depth THEN null
-              ELSE kept[..$k] END AS ft_mid
-}
-CALL (ft_mid) {
-  WITH ft_mid
-  WHERE ft_mid IS NULL
-  CALL db.index.fulltext.queryNodes('fact_fulltext_filtered', $lucene_scoped, {limit: $wide}) YIELD node, score
-  WITH node AS f, score
-  WHERE f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
-  WITH f, score ORDER BY score DESC LIMIT $k
-  RETURN collect({f: f, score: score}) AS ft_slow
-}
-// Passages (fact_passage_fulltext: each turn's text with its neighbours', graph/passages.py):
-// a third list, ranked and filtered like the full-text one; an over-fetch that keeps fewer than
-// $k asks again for up to $wide, as above.
-CALL () {
-  WITH $passage_lucene AS lucene
-  WHERE lucene <> ''
-  CALL db.index.fulltext.queryNodes('fact_passage_fulltext', lucene, {limit: $fetch}) YIELD node, score
-  WITH node AS f, score
-  WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
-    THEN {f: f, score: score} END) AS kept
-  RETURN raw AS ps_raw, kept[..$k] AS ps_fast
-}
-// A short first call is asked again as deep as the share it kept says is needed (twice that,
-// for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
-// would pass $wide, or still comes short with more matches left (ps_mid null), the scoped
-// query is asked for up to $wide matches.
-CALL (ps_raw, ps_fast) {
-  WITH ps_raw, ps_fast
-  WHERE size(ps_fast) < $k AND ps_raw >= $fetch
-  WITH CASE WHEN size(ps_fast) = 0 THEN $wide
-            ELSE toInteger(ceil(2.0 * $k * ps_raw / size(ps_fast))) END AS wanted
-  WITH CASE WHEN wanted < $wide THEN wanted ELSE $wide END AS depth
-  CALL db.index.fulltext.queryNodes('fact_passage_fulltext',
-    CASE WHEN depth < $wide THEN $passage_lucene ELSE $passage_lucene_scoped END, {limit: depth}) YIELD node, score
-  WITH depth, node AS f, score
-  WITH min(depth) AS depth, count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
-    THEN {f: f, score: score} END) AS kept
-  RETURN CASE WHEN depth < $wide AND size(kept) < $k AND raw >= depth THEN null
-              ELSE kept[..$k] END AS ps_mid
-}
-CALL (ps_mid) {
-  WITH ps_mid
-  WHERE ps_mid IS NULL
-  CALL db.index.fulltext.queryNodes('fact_passage_fulltext', $passage_lucene_scoped, {limit: $wide}) YIELD node, score
-  WITH node AS f, score
-  WHERE f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
-  WITH f, score ORDER BY score DESC LIMIT $k
-  RETURN collect({f: f, score: score}) AS ps_slow
+  UNWIND [spec IN [
+      {list: 'fulltext', index: 'fact_fulltext_filtered', query: $lucene, scoped: $lucene_scoped},
+      {list: 'passage', index: 'fact_passage_fulltext', query: $passage_lucene,
+       scoped: $passage_lucene_scoped}]
+    WHERE spec.query <> ''] AS spec
+  CALL (spec) {
+    CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score
+    WITH node AS f, score
+    WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+      AND ($partitions IS NULL OR f.partition IN $partitions)
+      AND all(t IN $tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $now)
+      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+      AND NOT f.id IN $exclude
+      THEN {f: f, score: score} END) AS kept
+    RETURN raw, kept[..$k] AS fast
+  }
+  // A short first call is asked again as deep as the share it kept says is needed (twice that,
+  // for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
+  // would pass $wide, or still comes short with more matches left (mid null), the scoped
+  // query is asked for up to $wide matches.
+  CALL (spec, raw, fast) {
+    WITH spec, raw, fast
+    WHERE size(fast) < $k AND raw >= $fetch
+    WITH spec, CASE WHEN size(fast) = 0 THEN $wide
+              ELSE toInteger(ceil(2.0 * $k * raw / size(fast))) END AS wanted
+    WITH spec, CASE WHEN wanted < $wide THEN wanted ELSE $wide END AS depth
+    CALL db.index.fulltext.queryNodes(spec.index,
+      CASE WHEN depth < $wide THEN spec.query ELSE spec.scoped END, {limit: depth}) YIELD node, score
+    WITH depth, node AS f, score
+    WITH min(depth) AS depth, count(*) AS deeper, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+      AND ($partitions IS NULL OR f.partition IN $partitions)
+      AND all(t IN $tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $now)
+      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+      AND NOT f.id IN $exclude
+      THEN {f: f, score: score} END) AS kept
+    RETURN CASE WHEN depth < $wide AND size(kept) < $k AND deeper >= depth THEN null
+                ELSE kept[..$k] END AS mid
+  }
+  CALL (spec, mid) {
+    WITH spec, mid
+    WHERE mid IS NULL
+    CALL db.index.fulltext.queryNodes(spec.index, spec.scoped, {limit: $wide}) YIELD node, score
+    WITH node AS f, score
+    WHERE f.scope = $scope AND f.status IN $statuses
+      AND ($partitions IS NULL OR f.partition IN $partitions)
+      AND all(t IN $tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $now)
+      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+      AND NOT f.id IN $exclude
+    WITH f, score ORDER BY score DESC LIMIT $k
+    RETURN collect({f: f, score: score}) AS slow
+  }
+  RETURN collect({list: spec.list,
+    kept: CASE WHEN size(slow) > size(fast) THEN slow
+               WHEN size(coalesce(mid, [])) > size(fast) THEN mid
+               ELSE fast END,
+    exhaustive: size(slow) > size(fast) OR size(coalesce(mid, [])) > size(fast)}) AS text_lists
 }
 CALL (tag_exact) {
   WITH $vector AS vector
@@ -218,17 +178,14 @@ CALL (vec_fast, pool) {
   WITH f, score ORDER BY score DESC LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_wide
 }
-WITH CASE WHEN size(ft_slow) > size(ft_fast) THEN ft_slow
-          WHEN size(coalesce(ft_mid, [])) > size(ft_fast) THEN ft_mid
-          ELSE ft_fast END AS ft,
-     CASE WHEN size(ps_slow) > size(ps_fast) THEN ps_slow
-          WHEN size(coalesce(ps_mid, [])) > size(ps_fast) THEN ps_mid
-          ELSE ps_fast END AS ps,
+WITH [l IN text_lists WHERE l.list = 'fulltext' | l][0] AS ft_list,
+     [l IN text_lists WHERE l.list = 'passage' | l][0] AS ps_list,
      CASE WHEN size(vec_slow) > size(vec_fast) THEN vec_slow
           WHEN size(vec_wide) > size(vec_fast) THEN vec_wide
           ELSE vec_fast END AS vec,
-     size(ft_slow) > size(ft_fast) OR size(coalesce(ft_mid, [])) > size(ft_fast) AS ft_exhaustive,
      size(vec_slow) > size(vec_fast) AS vec_exact
+WITH coalesce(ft_list.kept, []) AS ft, coalesce(ps_list.kept, []) AS ps, vec,
+     coalesce(ft_list.exhaustive, false) AS ft_exhaustive, vec_exact
 CALL (ft, vec) {
   WITH ft, vec
   WHERE $hops > 0
