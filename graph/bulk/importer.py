@@ -35,6 +35,7 @@ from tqdm import tqdm
 from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint, file_identity
 from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
+from graph.bulk.settle import MERGE_WAIT, settle_vector_index
 from graph.bulk.spec import (
     ID_NAMESPACE,
     EntityLink,
@@ -862,17 +863,15 @@ def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
 
 
 def settle(
-    memory: Memory, summary: ImportSummary, *, progress: bool, merge_wait: float | None = None
+    memory: Memory, summary: ImportSummary, *, progress: bool, merge_wait: float = MERGE_WAIT
 ) -> None:
-    """`merge_wait`: how long to wait for a merge to start (graph/bulk/settle.py MERGE_WAIT)."""
-    from graph.bulk.settle import MERGE_WAIT, settle_vector_index
-
+    """`merge_wait`: how long to wait for a merge to start (`--initial` does not wait)."""
     settled = settle_vector_index(
         memory.db,
         memory.settings,
         memory.embedder.dimensions,
         progress=progress,
-        merge_wait=MERGE_WAIT if merge_wait is None else merge_wait,
+        merge_wait=merge_wait,
     )
     summary.timings["vector index merged"] = round(settled.seconds, 2)
     summary.settled = settled.render()
