@@ -276,6 +276,8 @@ def seed_layout(memory: Memory, facts: int, seed: int, scopes: int, pool_size: i
     )
     started = time.perf_counter()
     for index, scope in enumerate(layout_scopes(facts, seed, scopes)):
+        if fact_count(memory, scope) >= facts // scopes:
+            continue  # seeded by an earlier run that stopped later (an hour for 100 scopes)
         row_seed = seed if index == 0 else seed * 1000 + index
         seed_scope(memory, scope, fact_rows(row_seed, facts // scopes, pool, vectors))
     return time.perf_counter() - started

@@ -5,8 +5,10 @@ from __future__ import annotations
 from graph.bulk.settle import (
     FEW_SEGMENTS,
     MERGE_WAIT,
+    MIN_MERGE_WAIT,
     PROBE_EVERY,
     PROBE_SCOPE,
+    merge_wait_after,
     next_step,
     settle_vector_index,
 )
@@ -75,3 +77,13 @@ def test_waiting_for_a_merge_that_does_not_start_ends_after_a_bounded_time() -> 
         probes=1, stirred=False, merged=False, most_segments=20, since_probe=6, merge_wait=0
     )
     assert after_population == "done"
+
+
+def test_a_small_import_waits_for_a_merge_no_longer_than_it_took_itself() -> None:
+    # Ten thousand facts into a store whose shards already held unmerged segments took 13 s,
+    # then sat 150 s waiting for a merge that never came: the wait now follows the import.
+    assert merge_wait_after(13.0) == MIN_MERGE_WAIT
+    assert merge_wait_after(60.0) == 60.0
+    # A 100,000-fact import (about 120 s) still waits for the merge that starts 80-91 s after it.
+    assert merge_wait_after(120.0) == 120.0
+    assert merge_wait_after(3_600.0) == MERGE_WAIT

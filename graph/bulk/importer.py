@@ -35,7 +35,7 @@ from tqdm import tqdm
 from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint, file_identity
 from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
-from graph.bulk.settle import MERGE_WAIT, settle_vector_index
+from graph.bulk.settle import MERGE_WAIT, merge_wait_after, settle_vector_index
 from graph.bulk.spec import (
     ID_NAMESPACE,
     EntityLink,
@@ -858,7 +858,9 @@ def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
     """Import, then leave the vector index merged (graph/bulk/settle.py) after a large load."""
     summary = Importer(memory, options).run()
     if not options.dry_run and summary.inserted >= SETTLE_AFTER:
-        settle(memory, summary, progress=options.progress)
+        settle(
+            memory, summary, progress=options.progress, merge_wait=merge_wait_after(summary.seconds)
+        )
     return summary
 
 

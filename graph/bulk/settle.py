@@ -40,6 +40,12 @@ FEW_SEGMENTS = 12  # per shard index: too few for a merge to pay, nothing to wai
 # here. The larger segments index population leaves (`--initial`: 20 of ~10 MB at 100,000
 # facts) were not merged within 300 s, so `--initial` does not wait (graph/bulk/initial.py).
 MERGE_WAIT = 150.0
+# ... but never longer than the import took, down to this: ten 10,000-fact imports into a store
+# whose shards already held unmerged segments each waited the whole MERGE_WAIT for a merge that
+# did not come (13 s of import, then 150 s of probes; bench/latency.py --scopes 100). A wait as
+# long as the import at most doubles it, and a 100,000-fact import (about 120 s here) still
+# waits long enough for the merge that starts 80-91 s after it.
+MIN_MERGE_WAIT = 15.0
 MERGE_BYTES = 256 * 1024  # more than a probe's own segment: a merge ran
 BLIND_PROBES = tuple(float(at) for at in range(15, 151, 15))  # seconds, a server we cannot watch
 
@@ -98,6 +104,11 @@ def _files(folders: list[Path]) -> dict[str, int]:
             except FileNotFoundError:  # deleted by a merge while listed
                 continue
     return out
+
+
+def merge_wait_after(import_seconds: float) -> float:
+    """How long to wait for Lucene's first merge after an import that took `import_seconds`."""
+    return min(MERGE_WAIT, max(MIN_MERGE_WAIT, import_seconds))
 
 
 def _segments(files: dict[str, int]) -> int:
