@@ -40,9 +40,10 @@ FEW_SEGMENTS = 12  # per shard index: too few for a merge to pay, nothing to wai
 # here. The larger segments index population leaves (`--initial`: 20 of ~10 MB at 100,000
 # facts) were not merged within 300 s, so `--initial` does not wait (graph/bulk/initial.py).
 MERGE_WAIT = 150.0
-# ... but never longer than the import took, down to this: ten 10,000-fact imports into a store
-# whose shards already held unmerged segments each waited the whole MERGE_WAIT for a merge that
-# did not come (13 s of import, then 150 s of probes; bench/latency.py --scopes 100). A wait as
+# ... but never longer than the import took, down to this: seeding 100 scopes of 10,000 facts
+# (bench/latency.py --scopes 100), every import from the 32nd on, into shards that already held
+# unmerged segments, waited the whole MERGE_WAIT for a merge that did not come (13 s of import,
+# then 150 s of probes). A wait as
 # long as the import at most doubles it, and a 100,000-fact import (about 120 s here) still
 # waits long enough for the merge that starts 80-91 s after it.
 MIN_MERGE_WAIT = 15.0
