@@ -35,7 +35,7 @@ from tqdm import tqdm
 from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint, file_identity
 from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
-from graph.bulk.settle import MERGE_WAIT, merge_wait_after, settle_vector_index
+from graph.bulk.settle import merge_wait_after, settle_vector_index
 from graph.bulk.spec import (
     ID_NAMESPACE,
     EntityLink,
@@ -858,22 +858,21 @@ def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
     """Import, then leave the vector index merged (graph/bulk/settle.py) after a large load."""
     summary = Importer(memory, options).run()
     if not options.dry_run and summary.inserted >= SETTLE_AFTER:
-        settle(
-            memory, summary, progress=options.progress, merge_wait=merge_wait_after(summary.seconds)
-        )
+        settle(memory, summary, progress=options.progress)
     return summary
 
 
 def settle(
-    memory: Memory, summary: ImportSummary, *, progress: bool, merge_wait: float = MERGE_WAIT
+    memory: Memory, summary: ImportSummary, *, progress: bool, merge_wait: float | None = None
 ) -> None:
-    """`merge_wait`: how long to wait for a merge to start (`--initial` does not wait)."""
+    """`merge_wait`: how long to wait for a merge to start; by default as long as the import
+    took (graph/bulk/settle.py merge_wait_after). `--initial` passes 0: it does not wait."""
     settled = settle_vector_index(
         memory.db,
         memory.settings,
         memory.embedder.dimensions,
         progress=progress,
-        merge_wait=merge_wait,
+        merge_wait=merge_wait_after(summary.seconds) if merge_wait is None else merge_wait,
     )
     summary.timings["vector index merged"] = round(settled.seconds, 2)
     summary.settled = settled.render()

@@ -43,9 +43,8 @@ MERGE_WAIT = 150.0
 # ... but never longer than the import took, down to this: seeding 100 scopes of 10,000 facts
 # (bench/latency.py --scopes 100), every import from the 32nd on, into shards that already held
 # unmerged segments, waited the whole MERGE_WAIT for a merge that did not come (13 s of import,
-# then 150 s of probes). A wait as
-# long as the import at most doubles it, and a 100,000-fact import (about 120 s here) still
-# waits long enough for the merge that starts 80-91 s after it.
+# then 150 s of probes). A wait as long as the import at most doubles it, and a 100,000-fact
+# import (about 120 s here) still waits long enough for the merge that starts 80-91 s after it.
 MIN_MERGE_WAIT = 15.0
 MERGE_BYTES = 256 * 1024  # more than a probe's own segment: a merge ran
 BLIND_PROBES = tuple(float(at) for at in range(15, 151, 15))  # seconds, a server we cannot watch
