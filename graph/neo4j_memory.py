@@ -1,13 +1,16 @@
-"""How much memory the local Neo4j gets: heap and page cache sized from its store and the machine.
+"""How much memory the local Neo4j gets: heap and page cache sized from the machine.
 
 A fixed 1g heap and 512m page cache suit a first test run and leave a million-fact store paging:
-at 1,000,000 facts the store files and native indexes the page cache serves are several GB. The
-page cache is therefore sized to hold the store as it is at start-up, with headroom to grow,
-and capped so the rest of the machine keeps room for what does not live in it: the full-text
-and vector indexes are Lucene files read through the operating system's file cache, and the
-service process holds the embedding model. Sizing happens at each start, so a store that grew
-gets its cache at the next restart. FACTGRAPH_NEO4J_HEAP / FACTGRAPH_NEO4J_PAGECACHE set to a
-size (for example `2g`) override either value; `auto` (the default) keeps this rule.
+at 1,000,000 facts the store files and native indexes the page cache serves are several GB.
+Neo4j takes page cache memory as pages are first read or written, not at start-up (a server
+configured for 8g on a 200 MiB store maps no more than its heap and the pages it touched), so
+a cache larger than the store costs nothing until the store grows into it. The page cache is
+therefore set to its ceiling from the first start, so a store that grows by an import keeps
+fitting without a restart; the ceiling leaves the rest of the machine to what does not live in
+it: the full-text and vector indexes are Lucene files read through the operating system's file
+cache, and the service process holds the embedding model. FACTGRAPH_NEO4J_HEAP /
+FACTGRAPH_NEO4J_PAGECACHE set to a size (for example `2g`) override either value; `auto` (the
+default) keeps this rule.
 """
 
 from __future__ import annotations
@@ -21,9 +24,6 @@ MIB = 1024 * 1024
 GIB = 1024 * MIB
 # Index providers whose files Lucene reads through the OS file cache, not Neo4j's page cache.
 LUCENE_PROVIDERS = ("fulltext", "vector", "text")
-# The page cache holds the store times this, plus GROWTH, so writes after start-up still fit.
-STORE_HEADROOM = 1.2
-GROWTH = 256 * MIB
 PAGECACHE_MIN = 512 * MIB
 # Shares of the machine's memory: the page cache's ceiling, and the heap's (between HEAP_MIN and
 # HEAP_MAX). What is left is for Lucene's file cache, the service and the operating system.
@@ -90,10 +90,8 @@ def plan(
         chosen_heap = min(HEAP_MAX, max(HEAP_MIN, int(machine_bytes * HEAP_SHARE)))
         heap = _size(_round_down(chosen_heap, 256 * MIB))
     if pagecache == AUTO:
-        wanted = int(store_bytes * STORE_HEADROOM) + GROWTH
         ceiling = max(PAGECACHE_MIN, int(machine_bytes * PAGECACHE_SHARE))
-        chosen_cache = min(ceiling, max(PAGECACHE_MIN, wanted))
-        pagecache = _size(_round_up(chosen_cache, 64 * MIB))
+        pagecache = _size(_round_up(ceiling, 64 * MIB))
     return MemoryPlan(heap, pagecache, store_bytes, machine_bytes)
 
 
@@ -107,8 +105,11 @@ def size_bytes(value: str) -> int:
 
 
 def outgrown(running: str, planned: MemoryPlan) -> bool:
-    """True when a restart would give the store a page cache at least a quarter larger."""
-    return size_bytes(planned.pagecache) > size_bytes(running) * 1.25
+    """True when the store no longer fits the running page cache (a server started with a
+    smaller rule, or on a machine since given more memory) and a restart would give it one at
+    least a quarter larger."""
+    cache = size_bytes(running)
+    return planned.store_bytes > cache and size_bytes(planned.pagecache) > cache * 1.25
 
 
 def _round_down(value: int, step: int) -> int:
