@@ -243,7 +243,7 @@ db.tx_log.rotation.retention_policy=1 files
         server that has just taken a large import keeps its small cache until restarted.
         """
         running = self.configured_memory().get("pagecache")
-        if running is None or self.local.pagecache != AUTO or self._pid() is None:
+        if running is None or self.local.pagecache != AUTO or self.pid() is None:
             return None
         planned = self.memory_plan()
         if not outgrown(running, planned):
@@ -254,7 +254,8 @@ db.tx_log.rotation.retention_policy=1 files
         )
 
     # -- process control -----------------------------------------------------------------
-    def _pid(self) -> int | None:
+    def pid(self) -> int | None:
+        """The running server's process id; None when it is not running."""
         try:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
@@ -269,7 +270,7 @@ db.tx_log.rotation.retention_policy=1 files
 
     def start(self) -> Status:
         """Start (provisioning first if needed) and wait until Bolt answers a query."""
-        if self._pid() is not None:
+        if self.pid() is not None:
             self.wait_ready()
             return self.status()
         self.provision()
@@ -375,7 +376,7 @@ db.tx_log.rotation.retention_policy=1 files
 
     def stop(self, timeout: float = 60.0) -> bool:
         """Stop gracefully (SIGTERM, then SIGKILL after `timeout`). True if one was running."""
-        pid = self._pid()
+        pid = self.pid()
         if pid is None:
             self.pid_file.unlink(missing_ok=True)
             return False
@@ -396,7 +397,7 @@ db.tx_log.rotation.retention_policy=1 files
 
     def kill(self) -> None:
         """Kill -9, as a crash would; for fault-injection tests."""
-        pid = self._pid()
+        pid = self.pid()
         if pid is not None:
             os.kill(pid, signal.SIGKILL)
             deadline = time.monotonic() + 10
@@ -410,7 +411,7 @@ db.tx_log.rotation.retention_policy=1 files
         self.pid_file.unlink(missing_ok=True)
 
     def status(self) -> Status:
-        pid = self._pid()
+        pid = self.pid()
         browser = f"http://localhost:{self.local.http_port}/browser/"
         if pid is None:
             return Status(False, None, self.settings.bolt_uri, browser, None, "not running")

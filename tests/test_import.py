@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from graph import vector_shards
-from graph.bulk.importer import ImportOptions, ImportSummary, run_import
+from graph.bulk.importer import Importer, ImportOptions, ImportSummary, run_import
 from graph.config import Settings
 from graph.db import Database
 from graph.embedding import Embedder
@@ -246,6 +246,24 @@ def test_scope_comes_from_the_option_or_from_a_scope_column(
 
     forced = load(bulk, path, scope=scope, fast=True)
     assert forced.inserted == 2 and count(bulk.db, scope) == 3
+
+
+def test_an_import_knows_the_scopes_it_wrote_so_settling_watches_only_their_vector_shards(
+    bulk: Memory, scope: str, other_scope: str, tmp_path: Path
+) -> None:
+    # Segments that earlier writes left in other scopes' shards are not the import's to wait
+    # for (graph/bulk/settle.py).
+    path = write_jsonl(
+        tmp_path / "two.jsonl",
+        [{"scope": scope, "text": "First scope"}, {"scope": other_scope, "text": "Second"}],
+    )
+    importer = Importer(bulk, ImportOptions(path=path, fast=True, progress=False))
+    importer.run()
+    assert importer.scopes == {scope, other_scope}
+
+    forced = Importer(bulk, ImportOptions(path=path, scope=scope, fast=True, progress=False))
+    forced.run()
+    assert forced.scopes == {scope}
 
 
 def test_missing_vectors_are_computed_by_the_model_and_supplied_ones_kept(

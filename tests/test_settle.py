@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from graph import vector_shards
 from graph.bulk.settle import (
     FEW_SEGMENTS,
+    MAX_SETTLE_TIMEOUT,
     MERGE_WAIT,
     MIN_MERGE_WAIT,
     PROBE_EVERY,
     PROBE_SCOPE,
+    SETTLE_TIMEOUT,
+    MergeThreads,
     merge_wait_after,
     next_step,
     settle_vector_index,
+    timeout_after,
 )
 from graph.config import Settings
 from graph.db import Database
@@ -30,6 +37,21 @@ def test_settling_the_vector_index_probes_until_no_merge_starts_and_leaves_no_tr
     # The local index folder was found and counted (a fresh database may hold no segment yet).
     assert settled.segments_after is not None and settled.segments_after >= 0
     assert "vector index: merged" in settled.render()
+
+
+def test_settling_the_shards_an_import_wrote_probes_only_those_and_leaves_no_trace(
+    db: Database, settings: Settings, embedder: Embedder, scope: str
+) -> None:
+    label = vector_shards.label(scope)
+    settled = settle_vector_index(
+        db, settings, embedder.dimensions, timeout=120, progress=False, labels=[label]
+    )
+
+    left = db.driver.execute_query(
+        "MATCH (f:Fact {scope: $scope}) RETURN count(f) AS n", scope=PROBE_SCOPE, database_=db.name
+    ).records[0]["n"]
+    assert left == 0
+    assert settled.probes >= 1 and settled.segments_after is not None
 
 
 def test_a_quiet_probe_does_not_end_the_wait_while_many_segments_are_unmerged() -> None:
@@ -87,3 +109,43 @@ def test_a_small_import_waits_for_a_merge_no_longer_than_it_took_itself() -> Non
     # A 100,000-fact import (about 120 s) still waits for the merge that starts 80-91 s after it.
     assert merge_wait_after(120.0) == 120.0
     assert merge_wait_after(3_600.0) == MERGE_WAIT
+
+
+def _thread(proc: Path, tid: int, name: str, utime: int, stime: int = 0) -> None:
+    task = proc / "4242" / "task" / str(tid)
+    task.mkdir(parents=True, exist_ok=True)
+    (task / "comm").write_text(name + "\n")
+    # /proc/<pid>/task/<tid>/stat: utime and stime are the 14th and 15th fields.
+    rest = " ".join(["S"] + ["0"] * 10 + [str(utime), str(stime)] + ["0"] * 5)
+    (task / "stat").write_text(f"{tid} ({name}) {rest}\n")
+
+
+def test_a_merge_thread_at_work_keeps_the_index_unsettled_though_its_files_are_quiet(
+    tmp_path: Path,
+) -> None:
+    # A large merge rebuilds its HNSW graph in memory for minutes before writing a byte.
+    _thread(tmp_path, 10, "Lucene Merge Th", 500)
+    _thread(tmp_path, 11, "neo4j.BoltWorke", 100)
+    threads = MergeThreads(4242, proc=tmp_path)
+    assert not threads.worked()  # nothing since the first look
+
+    _thread(tmp_path, 11, "neo4j.BoltWorke", 900)  # queries are not merges
+    assert not threads.worked()
+
+    _thread(tmp_path, 10, "Lucene Merge Th", 600)
+    assert threads.worked()
+
+    _thread(tmp_path, 12, "Lucene Merge Th", 0, 3)  # a merge that started since
+    assert threads.worked()
+    assert not threads.worked()  # and now all is still
+
+
+def test_no_process_to_watch_never_reports_a_merge(tmp_path: Path) -> None:
+    assert not MergeThreads(None).worked()
+    assert not MergeThreads(999_999, proc=tmp_path).worked()
+
+
+def test_settling_may_take_as_long_as_the_import_within_bounds() -> None:
+    assert timeout_after(20.0) == SETTLE_TIMEOUT
+    assert timeout_after(1_175.0) == 1_175.0  # a million facts
+    assert timeout_after(10_000.0) == MAX_SETTLE_TIMEOUT

@@ -21,7 +21,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -35,7 +35,7 @@ from tqdm import tqdm
 from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint, file_identity
 from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
-from graph.bulk.settle import merge_wait_after, settle_vector_index
+from graph.bulk.settle import merge_wait_after, settle_vector_index, timeout_after
 from graph.bulk.spec import (
     ID_NAMESPACE,
     EntityLink,
@@ -251,6 +251,9 @@ class Importer:
         self._seen: dict[str, tuple[int, str]] = {}
         self._pending: list[dict[str, Any]] = []
         self._extra_names = known_fact_properties() | {"content_hash", "live_hash"}
+        # The scopes this run's valid rows belong to: their vector shards are the ones the
+        # import leaves unmerged segments in (settle, below).
+        self.scopes: set[str] = set()
         self._bar: Any = None
 
     # -- the run ---------------------------------------------------------------------------
@@ -387,7 +390,7 @@ class Importer:
             return RowError(raw.line, raw.error.field, raw.error.reason)
         assert raw.data is not None
         try:
-            return parse_record(
+            row = parse_record(
                 raw.data,
                 line=raw.line,
                 target_scope=self.options.scope,
@@ -397,6 +400,9 @@ class Importer:
             )
         except ValidationError as exc:
             return RowError(raw.line, exc.field, exc.reason)
+        if isinstance(row, FactRow):
+            self.scopes.add(row.scope)
+        return row
 
     def _flush(self, batch: list[Item]) -> None:
         if self.options.dry_run:
@@ -856,23 +862,38 @@ SETTLE_AFTER = 10_000  # facts inserted; fewer leave too few segments to slow a 
 
 def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
     """Import, then leave the vector index merged (graph/bulk/settle.py) after a large load."""
-    summary = Importer(memory, options).run()
+    importer = Importer(memory, options)
+    summary = importer.run()
     if not options.dry_run and summary.inserted >= SETTLE_AFTER:
-        settle(memory, summary, progress=options.progress)
+        # A resumed run without --scope did not read the rows an earlier run wrote, so it does
+        # not know all their scopes: every shard in use is watched then.
+        known = options.scope is not None or not summary.resumed_from
+        settle(
+            memory, summary, progress=options.progress, scopes=importer.scopes if known else None
+        )
     return summary
 
 
 def settle(
-    memory: Memory, summary: ImportSummary, *, progress: bool, merge_wait: float | None = None
+    memory: Memory,
+    summary: ImportSummary,
+    *,
+    progress: bool,
+    merge_wait: float | None = None,
+    scopes: Collection[str] | None = None,
 ) -> None:
     """`merge_wait`: how long to wait for a merge to start; by default as long as the import
-    took (graph/bulk/settle.py merge_wait_after). `--initial` passes 0: it does not wait."""
+    took (graph/bulk/settle.py merge_wait_after). `--initial` passes 0: it does not wait.
+    `scopes`: the scopes the import wrote, whose vector shards alone are watched and probed;
+    None watches every shard that holds facts."""
     settled = settle_vector_index(
         memory.db,
         memory.settings,
         memory.embedder.dimensions,
         progress=progress,
         merge_wait=merge_wait_after(summary.seconds) if merge_wait is None else merge_wait,
+        timeout=timeout_after(summary.seconds),
+        labels=None if scopes is None else sorted({vector_shards.label(s) for s in scopes}),
     )
     summary.timings["vector index merged"] = round(settled.seconds, 2)
     summary.settled = settled.render()

@@ -10,8 +10,16 @@ the files have been quiet a few seconds, starts nothing; stopping there left 75 
 this writes and deletes one probe vector every few seconds (a commit is what makes Lucene look
 for merges) until a merge has been seen and the next probe starts no further one, or the
 segments are already few, or no merge has started within MERGE_WAIT. The vectors are split
-over sixteen shard indexes (graph/vector_shards.py); each shard holding facts is watched and
-probed.
+over sixteen shard indexes (graph/vector_shards.py); the shards of the scopes the import wrote
+are watched and probed (each shard holding facts, when those are not known). Segments that
+earlier writes left in other shards are not the import's: waiting for them kept a 10,000-fact
+import into one scope probing until its merge wait ran out.
+
+A quiet folder is not proof that no merge runs: merging segments of a large import rebuilds an
+HNSW graph in memory for minutes before it writes a byte (300,000 facts: a Lucene merge thread
+at one full core for 200 s while the shard's files did not change, after an earlier version of
+this module had already reported the index merged). So the server's Lucene merge threads are
+watched too (their CPU time, from /proc): while one works, the index is not settled.
 
 The files are watched on the project's own Neo4j only. A server named by NEO4J_URI gets probes
 at fixed intervals instead, for as long as a 100,000-fact import's merge takes to start here.
@@ -31,6 +39,7 @@ import numpy as np
 from graph import vector_shards
 from graph.config import Settings
 from graph.db import Database
+from graph.neo4j_local import LocalNeo4j
 
 PROBE_SCOPE = "__factgraph_settle__"
 QUIET_SECONDS = 5.0  # no file changed for this long: no merge is running
@@ -46,6 +55,10 @@ MERGE_WAIT = 150.0
 # then 150 s of probes). A wait as long as the import at most doubles it, and a 100,000-fact
 # import (about 120 s here) still waits long enough for the merge that starts 80-91 s after it.
 MIN_MERGE_WAIT = 15.0
+# How long settling may take in all: as long as the import, between these. The merges a
+# million-fact import sets off run for minutes (see MergeThreads).
+SETTLE_TIMEOUT = 300.0
+MAX_SETTLE_TIMEOUT = 1800.0
 MERGE_BYTES = 256 * 1024  # more than a probe's own segment: a merge ran
 BLIND_PROBES = tuple(float(at) for at in range(15, 151, 15))  # seconds, a server we cannot watch
 
@@ -57,10 +70,16 @@ class Settled:
     probes: int
     seconds: float
     merged: bool = True  # False: settle stopped (MERGE_WAIT or timeout) before Lucene merged
+    merging: bool = False  # a Lucene merge was still running when settle stopped
 
     def render(self) -> str:
         if self.segments_before is None:
             return f"vector index: {self.probes} probe writes in {self.seconds:.0f}s"
+        if self.merging:
+            return (
+                f"vector index: still merging after {self.seconds:.0f}s ({self.probes} probe "
+                f"writes; {self.segments_after} segment files); Lucene goes on in the background"
+            )
         if not self.merged:
             return (
                 f"vector index: not merged after {self.seconds:.0f}s ({self.probes} probe writes; "
@@ -94,6 +113,43 @@ def index_folders(db: Database, settings: Settings, labels: list[str]) -> list[P
     return [folder for folder in folders if folder.is_dir()] or None
 
 
+MERGE_THREAD = "Lucene Merge"  # Lucene's ConcurrentMergeScheduler names its threads so
+
+
+class MergeThreads:
+    """CPU time of the server's Lucene merge threads, from /proc: whether one worked since the
+    last look. Linux only; elsewhere (or when the process is gone) it never reports work, and
+    settling falls back to watching the files alone."""
+
+    def __init__(self, pid: int | None, proc: Path = Path("/proc")) -> None:
+        self.tasks = proc / str(pid) / "task" if pid is not None else None
+        self.seen = self._times()
+
+    def _times(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        if self.tasks is None:
+            return out
+        try:
+            tasks = list(self.tasks.iterdir())
+        except OSError:
+            return out
+        for task in tasks:
+            try:
+                if not (task / "comm").read_text().startswith(MERGE_THREAD):
+                    continue
+                fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # the thread ended while listed
+            out[task.name] = int(fields[11]) + int(fields[12])  # utime + stime, in ticks
+        return out
+
+    def worked(self) -> bool:
+        now = self._times()
+        busy = any(ticks > self.seen.get(tid, 0) for tid, ticks in now.items())
+        self.seen = now
+        return busy
+
+
 def _files(folders: list[Path]) -> dict[str, int]:
     out: dict[str, int] = {}
     for folder in folders:
@@ -109,6 +165,11 @@ def _files(folders: list[Path]) -> dict[str, int]:
 def merge_wait_after(import_seconds: float) -> float:
     """How long to wait for Lucene's first merge after an import that took `import_seconds`."""
     return min(MERGE_WAIT, max(MIN_MERGE_WAIT, import_seconds))
+
+
+def timeout_after(import_seconds: float) -> float:
+    """How long settling may take in all after an import that took `import_seconds`."""
+    return min(MAX_SETTLE_TIMEOUT, max(SETTLE_TIMEOUT, import_seconds))
 
 
 def _segments(files: dict[str, int]) -> int:
@@ -170,12 +231,15 @@ def settle_vector_index(
     settings: Settings,
     dimensions: int,
     *,
-    timeout: float = 300.0,
+    timeout: float = SETTLE_TIMEOUT,
     progress: bool = True,
     merge_wait: float = MERGE_WAIT,
+    labels: list[str] | None = None,
 ) -> Settled:
+    """`labels`: the shards to watch and probe (graph/vector_shards.py LABELS); by default every
+    shard that holds facts."""
     started = time.monotonic()
-    labels = shards_in_use(db)
+    labels = labels or shards_in_use(db)
     folders = index_folders(db, settings, labels)
     if folders is None:
         for at in BLIND_PROBES:
@@ -188,13 +252,15 @@ def settle_vector_index(
             print(f"\r{message:<78}", end="", file=sys.stderr, flush=True)
 
     last = _files(folders)
+    threads = MergeThreads(LocalNeo4j(settings).pid())
     first, base, probes, merged = _segments(last), last, 0, False
     quiet_since = probed_at = time.monotonic()
     while time.monotonic() - started < timeout:
         time.sleep(1.0)
         now = _files(folders)
         elapsed = time.monotonic() - started
-        if now != last:
+        working = threads.worked()
+        if now != last or working:
             last, quiet_since = now, time.monotonic()
             say(f"vector index: merging segments ({elapsed:.0f}s)")
             continue
@@ -224,5 +290,6 @@ def settle_vector_index(
     if progress:
         print(file=sys.stderr)
     after = _files(folders)
-    done = merged or _most_segments(folders, after) <= FEW_SEGMENTS
-    return Settled(first, _segments(after), probes, time.monotonic() - started, done)
+    merging = threads.worked()
+    done = (merged or _most_segments(folders, after) <= FEW_SEGMENTS) and not merging
+    return Settled(first, _segments(after), probes, time.monotonic() - started, done, merging)
