@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from graph import vector_shards
+from graph.bulk.importer import SETTLE_AFTER, ImportOptions, ImportSummary, should_settle
 from graph.bulk.settle import (
     FEW_SEGMENTS,
     MAX_SETTLE_TIMEOUT,
@@ -149,3 +151,13 @@ def test_settling_may_take_as_long_as_the_import_within_bounds() -> None:
     assert timeout_after(20.0) == SETTLE_TIMEOUT
     assert timeout_after(1_175.0) == 1_175.0  # a million facts
     assert timeout_after(10_000.0) == MAX_SETTLE_TIMEOUT
+
+
+def test_a_large_import_settles_unless_asked_not_to(tmp_path: Path) -> None:
+    large = ImportSummary(file="f.jsonl", mode="fast", inserted=SETTLE_AFTER)
+    small = ImportSummary(file="f.jsonl", mode="fast", inserted=SETTLE_AFTER - 1)
+    options = ImportOptions(path=tmp_path / "f.jsonl", fast=True)
+    assert should_settle(options, large)
+    assert not should_settle(options, small)
+    assert not should_settle(replace(options, settle=False), large)  # `import --no-settle`
+    assert not should_settle(replace(options, dry_run=True), large)

@@ -54,6 +54,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         fast=args.fast or args.initial,
         progress=not args.no_progress,
         restart=args.restart,
+        settle=not args.no_settle,
     )
     if not args.file.is_file():
         raise ValueError(f"{args.file}: no such file")
@@ -210,6 +211,12 @@ def register(
         "(the project's own Neo4j only; stops and restarts it); the graph --fast makes",
     )
     p.add_argument("--restart", action="store_true", help="ignore an interrupted run's checkpoint")
+    p.add_argument(
+        "--no-settle",
+        action="store_true",
+        help="return without waiting for Lucene to merge the vector index after a large import "
+        "(vector search stays slower until the merges are done)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(fast=False)

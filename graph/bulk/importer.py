@@ -72,6 +72,9 @@ class ImportOptions:
     progress: bool = True
     restart: bool = False
     actor: str = "import"
+    # Wait for Lucene to merge the vector index after a large import (graph/bulk/settle.py);
+    # off, the import returns at once and searches stay slower until the merges are done.
+    settle: bool = True
 
 
 @dataclass(frozen=True)
@@ -860,11 +863,16 @@ def _iso(value: datetime | None) -> str | None:
 SETTLE_AFTER = 10_000  # facts inserted; fewer leave too few segments to slow a search
 
 
+def should_settle(options: ImportOptions, summary: ImportSummary) -> bool:
+    """Whether the import waits for the vector index to merge: a large load, unless asked not."""
+    return options.settle and not options.dry_run and summary.inserted >= SETTLE_AFTER
+
+
 def run_import(memory: Memory, options: ImportOptions) -> ImportSummary:
     """Import, then leave the vector index merged (graph/bulk/settle.py) after a large load."""
     importer = Importer(memory, options)
     summary = importer.run()
-    if not options.dry_run and summary.inserted >= SETTLE_AFTER:
+    if should_settle(options, summary):
         # A resumed run without --scope did not read the rows an earlier run wrote, so it does
         # not know all their scopes: every shard in use is watched then.
         known = options.scope is not None or not summary.resumed_from

@@ -349,7 +349,8 @@ def run_initial_import(settings: Settings, options: ImportOptions) -> ImportSumm
         _set_empty_lists(memory, importer.files.empty_lists)
         # Index population leaves larger segments that probes did not get merged in 300 s
         # (graph/bulk/settle.py MERGE_WAIT): one probe, no wait for a merge.
-        settle(memory, summary, progress=options.progress, merge_wait=0.0)
+        if options.settle:
+            settle(memory, summary, progress=options.progress, merge_wait=0.0)
     summary.seconds = round(time.perf_counter() - started, 3)
     summary.timings = {k: round(v, 2) for k, v in {**timings, **summary.timings}.items()}
     return summary
