@@ -222,9 +222,12 @@ class Settings:
     model_query_prefix: str | None = None
     model_doc_prefix: str | None = None
     embed_threads: int = 2
-    # A hybrid search asks its text and vector lists as two concurrent queries (see
+    # onnxruntime's threads busy-wait between runs (its default) only when this is on; off,
+    # they leave the cores to Neo4j (graph/embedding.py NO_SPINNING).
+    embed_spinning: bool = False
+    # A search with passages asks its passage list as a second, concurrent query (see
     # graph/search/candidates.fetch_overlapped); off: one query after the embedding.
-    search_overlap: bool = False
+    search_overlap: bool = True
     host: str = "127.0.0.1"
     port: int = 8000
     contextual_indexing: str = "late-chunk"
@@ -289,7 +292,8 @@ class Settings:
             model_query_prefix=os.environ.get("FACTGRAPH_MODEL_QUERY_PREFIX"),
             model_doc_prefix=os.environ.get("FACTGRAPH_MODEL_DOC_PREFIX"),
             embed_threads=_env_int("FACTGRAPH_EMBED_THREADS", 2),
-            search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", False),
+            embed_spinning=_env_bool("FACTGRAPH_EMBED_SPINNING", False),
+            search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", True),
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),
             port=_env_int("FACTGRAPH_PORT", 8000),
             contextual_indexing=indexing,

@@ -16,12 +16,13 @@ before search queries only, the document prefix before every text that is stored
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +33,13 @@ DEFAULT_MODEL = "local/e5-small-v2-int8"
 MINILM = "local/all-MiniLM-L6-v2-int8"
 _register_lock = threading.Lock()
 _registered: dict[str, str] = {}  # name -> pooling of what this module added to fastembed
+_load_lock = threading.Lock()
+# onnxruntime's worker threads busy-wait for the next run after each one, by default. On a
+# 2-core machine the spinning thread held the core Neo4j needed for the search the query was
+# embedded for: hybrid search at 1,000,000 facts, p50 / p95 29 / 43 ms spinning, 22 / 34 ms not,
+# with the text lists overlapped (bench/README "Threads that wait"). Batch embedding was as
+# fast either way (300-310 texts/s on 2 threads).
+NO_SPINNING = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinning": "0"}
 
 
 @dataclass(frozen=True)
@@ -109,11 +117,12 @@ class Embedder:
         # The write pipeline's default near-duplicate cosine for this model's vectors.
         self.near_duplicate = known.near_duplicate if known else DEFAULT_NEAR_DUPLICATE
         try:
-            self._model = TextEmbedding(
-                self.name,
-                threads=settings.embed_threads,
-                specific_model_path=str(path) if path is not None else None,
-            )
+            with _session_config({} if settings.embed_spinning else NO_SPINNING):
+                self._model = TextEmbedding(
+                    self.name,
+                    threads=settings.embed_threads,
+                    specific_model_path=str(path) if path is not None else None,
+                )
         except Exception as exc:
             hint = "" if custom else " (a local model folder needs FACTGRAPH_MODEL_POOLING too)"
             raise EmbedderError(
@@ -144,6 +153,35 @@ class Embedder:
     def embed_query(self, text: str) -> tuple[float, ...]:
         """A query vector, cached: agents repeat queries, and the model is the slow part."""
         return tuple(next(iter(self._model.query_embed(self.query_prefix + text))).tolist())
+
+
+@contextlib.contextmanager
+def _session_config(entries: dict[str, str]) -> Iterator[None]:
+    """Load a model with these onnxruntime session config entries.
+
+    fastembed builds its own `onnxruntime.SessionOptions` and exposes none of these, so the
+    class is replaced by a factory that adds them while fastembed loads (one load at a time).
+    tests/test_embedding_models.py checks that the loaded session carries them.
+    """
+    if not entries:
+        yield
+        return
+    import onnxruntime
+
+    plain = onnxruntime.SessionOptions
+
+    def configured() -> onnxruntime.SessionOptions:
+        options = plain()
+        for key, value in entries.items():
+            options.add_session_config_entry(key, value)
+        return options
+
+    with _load_lock:
+        onnxruntime.SessionOptions = configured
+        try:
+            yield
+        finally:
+            onnxruntime.SessionOptions = plain
 
 
 def _pick(override: str | None, default: str) -> str:

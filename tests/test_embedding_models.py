@@ -17,7 +17,14 @@ from pathlib import Path
 import pytest
 
 from graph.config import Settings
-from graph.embedding import DEFAULT_MODEL, KNOWN_MODELS, MINILM, Embedder, EmbedderError
+from graph.embedding import (
+    DEFAULT_MODEL,
+    KNOWN_MODELS,
+    MINILM,
+    NO_SPINNING,
+    Embedder,
+    EmbedderError,
+)
 from graph.memory import Memory
 
 TEXT = "Melanie moved from Sweden four years ago."
@@ -132,3 +139,32 @@ def test_model_settings_are_read_from_the_environment(monkeypatch: pytest.Monkey
     monkeypatch.delenv("FACTGRAPH_MODEL_QUERY_PREFIX")
     assert Settings.from_env().model_pooling is None
     assert Settings.from_env().model_query_prefix is None
+
+
+SPIN_KEY = "session.intra_op.allow_spinning"
+
+
+def spinning(embedder: Embedder) -> str:
+    """The loaded onnxruntime session's own setting (fastembed keeps the session there)."""
+    session = embedder._model.model.model  # type: ignore[attr-defined]
+    try:
+        return str(session.get_session_options().get_session_config_entry(SPIN_KEY))
+    except RuntimeError:  # not set: onnxruntime's default, which spins
+        return "default"
+
+
+def test_the_models_threads_leave_the_cores_between_runs_unless_spinning_is_asked_for(
+    embedder: Embedder, settings: Settings
+) -> None:
+    """onnxruntime's threads busy-wait after each run by default, taking the core Neo4j needs
+    for the query that follows; factgraph loads the model with spinning off, and
+    FACTGRAPH_EMBED_SPINNING=1 gives onnxruntime's default back. Vectors are the same."""
+    import onnxruntime
+
+    assert spinning(embedder) == NO_SPINNING[SPIN_KEY] == "0"
+    spinner = Embedder(settings.with_overrides(embed_spinning=True))
+    assert spinning(spinner) == "default"
+    query = "where did Melanie move from?"
+    assert spinner.embed_query(query) == pytest.approx(embedder.embed_query(query), abs=1e-6)
+    with pytest.raises(RuntimeError):  # the options class is onnxruntime's own again
+        onnxruntime.SessionOptions().get_session_config_entry(SPIN_KEY)

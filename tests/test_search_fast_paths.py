@@ -104,11 +104,12 @@ def test_expansion_through_a_much_mentioned_entity_stays_within_the_candidate_bu
     assert all(h.fact.subject == "Noor" for h in graph)
 
 
-def test_overlapped_text_and_vector_lists_rank_as_the_single_query_does(
+def test_a_search_asking_its_passages_beside_the_other_lists_ranks_as_one_query_does(
     memory: Memory, scope: str
 ) -> None:
-    """A hybrid search asks its text lists beside the embedding and vector query; the hits,
-    their scores and the lists behind them are those of the one-query search."""
+    """A search asks its passage list beside the embedding and the other lists (the default,
+    FACTGRAPH_SEARCH_OVERLAP); the hits, their scores and the related facts are those of the
+    one-query search, with entity expansion and in full-text mode too."""
     from graph.search import search as hybrid_search
     from graph.search.options import SearchOptions
 
@@ -130,6 +131,8 @@ def test_overlapped_text_and_vector_lists_rank_as_the_single_query_does(
         ("where did Melanie move from?", {}),
         ("pottery on Thursdays", {"tags": ["chat"]}),
         ("a cat", {"prev_turns": 1}),
+        ("Melanie", {"expand_hops": 1}),
+        ("pottery class", {"mode": "fulltext"}),
     ):
         options = SearchOptions.build(track_access=False, **extra)
         now = memory.clock()  # one instant for both, so recency scores the same
@@ -143,6 +146,9 @@ def test_overlapped_text_and_vector_lists_rank_as_the_single_query_does(
             )
             for o in (True, False)
         ]
-        overlapped, single = ([(h.fact.id, round(h.score, 9)) for h in r.hits] for r in runs)
+        overlapped, single = (
+            [(h.fact.id, round(h.score, 9), h.sources) for h in r.hits] for r in runs
+        )
         assert overlapped and overlapped == single, query
+        assert any(s.list == "passage" for h in runs[0].hits for s in h.sources), query
         assert [f.fact.id for f in runs[0].related] == [f.fact.id for f in runs[1].related]

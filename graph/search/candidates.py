@@ -240,8 +240,8 @@ class _Shares:
 # Reads scope shares again past their TTL (_Shares), off the searches' path.
 _REFRESHES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scope-share")
 shares = _Shares()
-# Runs the text lists of overlapped searches (fetch_overlapped); a worker only waits on Neo4j.
-_TEXT_LISTS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="search-text")
+# Runs the passage lists of overlapped searches (fetch_overlapped); a worker only waits on Neo4j.
+_PASSAGE_LISTS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="search-passages")
 
 
 def fetch_overlapped(
@@ -250,22 +250,23 @@ def fetch_overlapped(
     options: SearchOptions,
     *,
     lucene: str,
-    embed: Callable[[], list[float]],
+    embed: Callable[[], list[float] | None],
     now: datetime,
     full: bool = True,
 ) -> Candidates:
-    """The hybrid candidates as two concurrent queries: text lists, and the vector list.
+    """The candidates as two concurrent queries: the passage list, and every other list.
 
-    The full-text and passage lists need no vector, so they are asked on a worker thread while
-    this thread embeds the query and asks the vector index. Neo4j runs each query on one core;
-    on an idle machine the two halves overlap (the passage index call alone costs ~11 ms at
-    100,000 facts), under load they queue as one query would. Same Cypher, same lists: the
-    text half runs search_candidates.cypher with no vector, the vector half with no terms.
-    Entity expansion seeds from both halves, so it keeps the single query (`fetch`).
-    The worker runs in this thread's context, so its query waits for the same bookmarks
-    (graph/bookmarks.py) as the vector half: both halves read at least what the caller wrote.
+    The passage list is the costliest index call (its entries are five turns long: about 6 of
+    the 17 ms of the candidate query at 1,000,000 facts in one scope) and needs no vector, so it
+    is asked on a worker thread while this thread embeds the query and asks the full-text and
+    vector lists (and the entity expansion, which seeds from those two). Neo4j runs each query
+    on one core, so on 2 cores the halves overlap when the model's threads do not spin
+    (graph/embedding.py NO_SPINNING): hybrid search at 1,000,000 facts went from 29 / 43 to
+    22 / 31 ms p50 / p95 (bench/README "Threads that wait"). Same Cypher, same lists as
+    `fetch`. The worker runs in this thread's context, so its query waits for the same
+    bookmarks (graph/bookmarks.py) as this one: both read at least what the caller wrote.
     """
-    text = _TEXT_LISTS.submit(
+    passages = _PASSAGE_LISTS.submit(
         contextvars.copy_context().run,
         fetch,
         db,
@@ -275,23 +276,26 @@ def fetch_overlapped(
         vector=None,
         now=now,
         full=full,
+        fulltext=False,
     )
     try:
         vector = embed()
-        found = fetch(db, scope, options, lucene="", vector=vector, now=now, full=full)
+        rest = fetch(
+            db, scope, options, lucene=lucene, vector=vector, now=now, full=full, passages=False
+        )
     finally:
-        words = text.result()
-    return merged(words, found)
+        passage = passages.result()
+    return merged(passage, rest)
 
 
-def merged(words: Candidates, vectors: Candidates) -> Candidates:
-    """One search's candidates from its text half and its vector half."""
+def merged(passage: Candidates, rest: Candidates) -> Candidates:
+    """One search's candidates from its passage half and the half with every other list."""
     return Candidates(
-        lists={**words.lists, **vectors.lists},
-        briefs={**words.briefs, **vectors.briefs},
-        facts={**words.facts, **vectors.facts},
-        fulltext_exhaustive=words.fulltext_exhaustive,
-        vector_exact=vectors.vector_exact,
+        lists={**rest.lists, **passage.lists},
+        briefs={**passage.briefs, **rest.briefs},
+        facts={**passage.facts, **rest.facts},
+        fulltext_exhaustive=rest.fulltext_exhaustive,
+        vector_exact=rest.vector_exact,
     )
 
 
@@ -323,17 +327,21 @@ def fetch(
     vector: list[float] | None,
     now: datetime,
     full: bool = True,
+    fulltext: bool = True,
+    passages: bool = True,
 ) -> Candidates:
-    """Every candidate list; `full=False` ships briefs only (see Brief)."""
+    """Every candidate list the options ask for; `full=False` ships briefs only (see Brief).
+    `fulltext` / `passages` off leave that list out (fetch_overlapped asks it separately)."""
     k = options.candidate_top_k
     params = filter_params(scope, options, now)
     size = shares.share(db, scope)
     vec_fetch = fetch_size(k, size.share, size.live)
     words = options.mode is not Mode.VECTOR
-    passages = words and options.passages
+    passages = passages and words and options.passages
+    fulltext = fulltext and words
     params.update(
-        lucene=text_query(scope, lucene, options, size) if words else "",
-        lucene_scoped=text_query(scope, lucene, options) if words else "",
+        lucene=text_query(scope, lucene, options, size) if fulltext else "",
+        lucene_scoped=text_query(scope, lucene, options) if fulltext else "",
         passage_lucene=text_query(scope, lucene, options, size, "passage_text") if passages else "",
         passage_lucene_scoped=text_query(scope, lucene, options, None, "passage_text")
         if passages

@@ -46,8 +46,9 @@ def search(
     reranker: Reranker | None = None,
     overlap: bool = False,
 ) -> SearchResult:
-    """`overlap`: a hybrid search asks its text and vector lists concurrently
-    (candidates.fetch_overlapped); off, one query asks all of them after the embedding."""
+    """`overlap`: a search with passages asks the passage list concurrently with the embedding
+    and the other lists (candidates.fetch_overlapped); off, one query asks all of them after
+    the embedding."""
     check_scope(scope)
     check_query(query)
     if not query.strip():
@@ -57,11 +58,13 @@ def search(
     lucene = to_lucene(query) if options.mode is not Mode.VECTOR else ""
     active = reranker or get_reranker()
     full = _reads_facts(active)
-    if overlap and lucene and options.mode is Mode.HYBRID and not options.expand_hops:
 
-        def embed() -> list[float]:
-            return _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
+    def embed() -> list[float] | None:
+        if options.mode is Mode.FULLTEXT:
+            return None
+        return _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
 
+    if overlap and lucene and options.passages:
         found = _timed(
             timings,
             "candidates",
@@ -70,9 +73,7 @@ def search(
             ),
         )
     else:
-        vector: list[float] | None = None
-        if options.mode is not Mode.FULLTEXT:
-            vector = _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
+        vector = embed()
         if not lucene and vector is None:
             return SearchResult(query=query, lucene=lucene, timings_ms=timings)
         found = _timed(
