@@ -222,8 +222,11 @@ class Settings:
     model_query_prefix: str | None = None
     model_doc_prefix: str | None = None
     embed_threads: int = 2
+    # Threads of the session that embeds search queries; equal to embed_threads: one session.
+    query_threads: int = 1
     # onnxruntime's threads busy-wait between runs (its default) only when this is on; off,
-    # they leave the cores to Neo4j (graph/embedding.py NO_SPINNING).
+    # they stop when a run returns, leaving the cores to Neo4j (graph/embedding.py
+    # STOP_SPINNING).
     embed_spinning: bool = False
     # A search with passages asks its passage list as a second, concurrent query (see
     # graph/search/candidates.fetch_overlapped); off: one query after the embedding.
@@ -292,6 +295,7 @@ class Settings:
             model_query_prefix=os.environ.get("FACTGRAPH_MODEL_QUERY_PREFIX"),
             model_doc_prefix=os.environ.get("FACTGRAPH_MODEL_DOC_PREFIX"),
             embed_threads=_env_int("FACTGRAPH_EMBED_THREADS", 2),
+            query_threads=_env_int("FACTGRAPH_QUERY_THREADS", 1),
             embed_spinning=_env_bool("FACTGRAPH_EMBED_SPINNING", False),
             search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", True),
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),

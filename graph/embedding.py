@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from graph import model_sources
 from graph.config import DEFAULT_NEAR_DUPLICATE, Settings
@@ -35,11 +36,12 @@ _register_lock = threading.Lock()
 _registered: dict[str, str] = {}  # name -> pooling of what this module added to fastembed
 _load_lock = threading.Lock()
 # onnxruntime's worker threads busy-wait for the next run after each one, by default. On a
-# 2-core machine the spinning thread held the core Neo4j needed for the search the query was
-# embedded for: hybrid search at 1,000,000 facts, p50 / p95 29 / 43 ms spinning, 22 / 34 ms not,
-# with the text lists overlapped (bench/README "Threads that wait"). Batch embedding was as
-# fast either way (300-310 texts/s on 2 threads).
-NO_SPINNING = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinning": "0"}
+# 2-core machine the spinning thread held the core Neo4j needed for the query that followed the
+# embedding: the driver's send of the search's Cypher took 6.7 ms p50 instead of 0.1 (at
+# 100,000 facts). `force_spinning_stop` keeps the spinning inside a run (a query still embeds
+# in ~2.4 ms on 2 threads, batches at ~400 texts/s) and ends it when the run returns
+# (bench/README "Threads that wait").
+STOP_SPINNING = {"session.force_spinning_stop": "1"}
 
 
 @dataclass(frozen=True)
@@ -116,18 +118,29 @@ class Embedder:
         self.doc_prefix = _pick(settings.model_doc_prefix, known.doc_prefix if known else "")
         # The write pipeline's default near-duplicate cosine for this model's vectors.
         self.near_duplicate = known.near_duplicate if known else DEFAULT_NEAR_DUPLICATE
-        try:
-            with _session_config({} if settings.embed_spinning else NO_SPINNING):
-                self._model = TextEmbedding(
-                    self.name,
-                    threads=settings.embed_threads,
-                    specific_model_path=str(path) if path is not None else None,
-                )
-        except Exception as exc:
-            hint = "" if custom else " (a local model folder needs FACTGRAPH_MODEL_POOLING too)"
-            raise EmbedderError(
-                f"could not load embedding model {self.name!r}: {exc}{hint}"
-            ) from exc
+        config = {} if settings.embed_spinning else STOP_SPINNING
+        model_path = str(path) if path is not None else None
+
+        def load(threads: int) -> TextEmbedding:
+            try:
+                with _session_config(config):
+                    return TextEmbedding(self.name, threads=threads, specific_model_path=model_path)
+            except Exception as exc:
+                hint = "" if custom else " (a local model folder needs FACTGRAPH_MODEL_POOLING too)"
+                raise EmbedderError(
+                    f"could not load embedding model {self.name!r}: {exc}{hint}"
+                ) from exc
+
+        self._model = load(settings.embed_threads)
+        # Queries get their own session (loaded on the first one) when their thread count
+        # differs: one thread embeds a short query about as fast as two, and leaves the other
+        # core to the passage list Neo4j answers meanwhile (graph/search/candidates.py
+        # fetch_overlapped): at 100,000 facts hybrid search p95 24.5 -> 19.7 ms.
+        self._query_model: TextEmbedding | None = (
+            self._model if settings.query_threads == settings.embed_threads else None
+        )
+        self._load_queries = functools.partial(load, settings.query_threads)
+        self._query_lock = threading.Lock()
         probe = next(iter(self._model.embed(["dimension probe"])))
         self.dimensions = len(probe)
         # The id names what produced the stored vectors: a pooling or document prefix other
@@ -152,7 +165,16 @@ class Embedder:
     @functools.lru_cache(maxsize=2048)  # noqa: B019 - one embedder per process; bounded
     def embed_query(self, text: str) -> tuple[float, ...]:
         """A query vector, cached: agents repeat queries, and the model is the slow part."""
-        return tuple(next(iter(self._model.query_embed(self.query_prefix + text))).tolist())
+        model = self._queries()
+        return tuple(next(iter(model.query_embed(self.query_prefix + text))).tolist())
+
+    def _queries(self) -> Any:
+        """The session that embeds queries (FACTGRAPH_QUERY_THREADS), loaded once."""
+        if self._query_model is None:
+            with self._query_lock:
+                if self._query_model is None:
+                    self._query_model = self._load_queries()
+        return self._query_model
 
 
 @contextlib.contextmanager

@@ -13,6 +13,7 @@ import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,7 +22,7 @@ from graph.embedding import (
     DEFAULT_MODEL,
     KNOWN_MODELS,
     MINILM,
-    NO_SPINNING,
+    STOP_SPINNING,
     Embedder,
     EmbedderError,
 )
@@ -141,30 +142,56 @@ def test_model_settings_are_read_from_the_environment(monkeypatch: pytest.Monkey
     assert Settings.from_env().model_query_prefix is None
 
 
-SPIN_KEY = "session.intra_op.allow_spinning"
+SPIN_KEY = "session.force_spinning_stop"
 
 
-def spinning(embedder: Embedder) -> str:
-    """The loaded onnxruntime session's own setting (fastembed keeps the session there)."""
-    session = embedder._model.model.model  # type: ignore[attr-defined]
+def spin_stop(session: Any) -> str:
+    """The loaded onnxruntime session's own setting ("default" when not set)."""
     try:
         return str(session.get_session_options().get_session_config_entry(SPIN_KEY))
-    except RuntimeError:  # not set: onnxruntime's default, which spins
+    except RuntimeError:  # not set: onnxruntime's default, whose threads spin between runs
         return "default"
 
 
-def test_the_models_threads_leave_the_cores_between_runs_unless_spinning_is_asked_for(
+def sessions(embedder: Embedder) -> tuple[Any, Any]:
+    """The batch session and the query session (fastembed keeps each one's session there)."""
+    embedder.embed_query("load the query session")
+    return embedder._model.model.model, embedder._queries().model.model  # type: ignore[attr-defined]
+
+
+def test_the_models_threads_stop_spinning_when_a_run_returns_unless_asked_to_spin(
     embedder: Embedder, settings: Settings
 ) -> None:
     """onnxruntime's threads busy-wait after each run by default, taking the core Neo4j needs
-    for the query that follows; factgraph loads the model with spinning off, and
-    FACTGRAPH_EMBED_SPINNING=1 gives onnxruntime's default back. Vectors are the same."""
+    for the query that follows; factgraph loads the model so that they stop when a run
+    returns, and FACTGRAPH_EMBED_SPINNING=1 gives onnxruntime's default back."""
     import onnxruntime
 
-    assert spinning(embedder) == NO_SPINNING[SPIN_KEY] == "0"
+    assert [spin_stop(s) for s in sessions(embedder)] == [STOP_SPINNING[SPIN_KEY]] * 2 == ["1"] * 2
     spinner = Embedder(settings.with_overrides(embed_spinning=True))
-    assert spinning(spinner) == "default"
+    assert [spin_stop(s) for s in sessions(spinner)] == ["default", "default"]
     query = "where did Melanie move from?"
     assert spinner.embed_query(query) == pytest.approx(embedder.embed_query(query), abs=1e-6)
     with pytest.raises(RuntimeError):  # the options class is onnxruntime's own again
         onnxruntime.SessionOptions().get_session_config_entry(SPIN_KEY)
+
+
+def test_queries_are_embedded_by_a_session_of_their_own_thread_count_unless_it_is_the_same(
+    embedder: Embedder, settings: Settings
+) -> None:
+    """One thread embeds a short query about as fast as two and leaves the other core to the
+    passage list Neo4j answers meanwhile (FACTGRAPH_QUERY_THREADS, 1 by default); with it
+    equal to FACTGRAPH_EMBED_THREADS the model is loaded once. The vectors are the same."""
+    assert Settings().query_threads == 1
+    separate = Embedder(settings.with_overrides(embed_threads=2, query_threads=1))
+    batch, queries = sessions(separate)
+    assert batch is not queries
+    threads = [s.get_session_options().intra_op_num_threads for s in (batch, queries)]
+    assert threads == [2, 1]
+    shared = Embedder(settings.with_overrides(embed_threads=2, query_threads=2))
+    batch, queries = sessions(shared)
+    assert batch is queries
+    query = "who paints sunsets by the lake?"
+    expected = embedder.embed_query(query)
+    for other in (separate, shared):
+        assert other.embed_query(query) == pytest.approx(expected, abs=1e-6)

@@ -260,9 +260,10 @@ def fetch_overlapped(
     the 17 ms of the candidate query at 1,000,000 facts in one scope) and needs no vector, so it
     is asked on a worker thread while this thread embeds the query and asks the full-text and
     vector lists (and the entity expansion, which seeds from those two). Neo4j runs each query
-    on one core, so on 2 cores the halves overlap when the model's threads do not spin
-    (graph/embedding.py NO_SPINNING): hybrid search at 1,000,000 facts went from 29 / 43 to
-    22 / 31 ms p50 / p95 (bench/README "Threads that wait"). Same Cypher, same lists as
+    on one core, so on 2 cores the halves overlap once the model's threads stop spinning when a
+    run returns (graph/embedding.py STOP_SPINNING) and queries embed on one thread
+    (FACTGRAPH_QUERY_THREADS): hybrid search at 1,000,000 facts went from 28 / 40 to 21 / 30 ms
+    p50 / p95 (bench/README "Threads that wait"). Same Cypher, same lists as
     `fetch`. The worker runs in this thread's context, so its query waits for the same
     bookmarks (graph/bookmarks.py) as this one: both read at least what the caller wrote.
     """
