@@ -805,7 +805,12 @@ def main() -> int:
         f"{memory.db.ping()} at {settings.bolt_uri} (local settings: heap {settings.local.heap}, "
         f"pagecache {settings.local.pagecache})"
     )
-    info["model"] = f"{memory.embedder.id}, {settings.embed_threads} threads"
+    info["model"] = (
+        f"{memory.embedder.id}, {settings.embed_threads} threads, queries on "
+        f"{settings.query_threads}; threads {'spin' if settings.embed_spinning else 'stop'} "
+        f"between runs; passage list {'beside' if settings.search_overlap else 'inside'} "
+        "the candidate query"
+    )
     if args.beside and not seeded(memory, args.beside, args.seed, 1):
         print(
             f"--beside {args.beside}: seed and keep that scope first "

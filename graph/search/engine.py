@@ -1,7 +1,8 @@
 """Hybrid search: candidates from Neo4j's indexes, fusion, reranking, scoring, expansion.
 
-One Cypher round trip fetches every candidate list (search_candidates.cypher) with a brief of
-each candidate (or its whole fact, when a reranker needs to read it); fusion, the reranker and
+One Cypher query fetches every candidate list (search_candidates.cypher) with a brief of each
+candidate (or its whole fact, when a reranker needs to read it), the passage list by default
+as a second, concurrent one (candidates.fetch_overlapped); fusion, the reranker and
 the composite score are Python over those few dozen; a second round trip fetches the top-k hits'
 whole facts and the related facts (turn window, shared tags) together. Access bookkeeping is
 queued for a background writer, and the conversation context (if named) is recorded before
