@@ -168,6 +168,11 @@ class Embedder:
         model = self._queries()
         return tuple(next(iter(model.query_embed(self.query_prefix + text))).tolist())
 
+    def warm_queries(self) -> None:
+        """Load the query session now: a service does so at start-up, so that its first search
+        does not wait for the model to load (about half a second)."""
+        self._queries()
+
     def _queries(self) -> Any:
         """The session that embeds queries (FACTGRAPH_QUERY_THREADS), loaded once."""
         if self._query_model is None:

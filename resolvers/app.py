@@ -135,6 +135,7 @@ def create_app(
                 yield {}
             return
         owned = await run_in_threadpool(Memory.connect, config)
+        await run_in_threadpool(owned.embedder.warm_queries)
         metrics.instrument(owned.db)
         app.state.memory = owned
         gate.keys = KeyStore(owned.db)

@@ -176,6 +176,10 @@ def test_the_models_threads_stop_spinning_when_a_run_returns_unless_asked_to_spi
         onnxruntime.SessionOptions().get_session_config_entry(SPIN_KEY)
 
 
+def query_session_loaded(embedder: Embedder) -> bool:
+    return embedder._query_model is not None
+
+
 def test_queries_are_embedded_by_a_session_of_their_own_thread_count_unless_it_is_the_same(
     embedder: Embedder, settings: Settings
 ) -> None:
@@ -184,6 +188,9 @@ def test_queries_are_embedded_by_a_session_of_their_own_thread_count_unless_it_i
     equal to FACTGRAPH_EMBED_THREADS the model is loaded once. The vectors are the same."""
     assert Settings().query_threads == 1
     separate = Embedder(settings.with_overrides(embed_threads=2, query_threads=1))
+    assert not query_session_loaded(separate)  # loaded at the first query, or at a service's start
+    separate.warm_queries()
+    assert query_session_loaded(separate)
     batch, queries = sessions(separate)
     assert batch is not queries
     threads = [s.get_session_options().intra_op_num_threads for s in (batch, queries)]
