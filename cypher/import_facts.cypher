@@ -10,7 +10,8 @@
 //   present  - a fact with this id exists in the scope (a re-run or a resumed import): untouched
 //   conflict - the id belongs to a fact of another scope: untouched, reported as a bad row
 //   dedup    - a live fact of the scope has the same content (exact dedup on live_hash)
-//   insert   - created (then linked and recorded in the audit trail by the next statements)
+//   insert   - created (then linked and recorded in the audit trail by the next statements,
+//              which find it by the element id returned here, within the same transaction)
 UNWIND $rows AS row
 CALL (row) {
   OPTIONAL MATCH (same:Fact {id: row.props.id})
@@ -54,6 +55,7 @@ CALL (row) {
            WHEN created THEN 'insert'
            ELSE 'dedup'
          END AS outcome,
-         f.id AS fact_id
+         f.id AS fact_id,
+         CASE WHEN created THEN elementId(f) END AS node
 }
-RETURN row.line AS line, outcome, fact_id
+RETURN row.line AS line, outcome, fact_id, node
