@@ -80,7 +80,7 @@ from bench.latency_report import (
     stamp,
     store_markdown,
 )
-from graph import vector_shards
+from graph import vector_shards, warmup
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
@@ -90,6 +90,7 @@ from graph.neo4j_local import LocalNeo4j
 from graph.neo4j_memory import MIB, page_cached_bytes
 from graph.search import SearchOptions, access, to_lucene
 from graph.search.candidates import fetch_size, shares, text_query
+from graph.warmup import warm_page_cache
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # Floor samples and searches alternate in blocks of this many (Bench.paired).
@@ -542,6 +543,10 @@ class Bench:
         total = self.args.warmup
         if total <= 0:
             return
+        if warmup.enabled(self.memory.settings):
+            # What `factgraph serve` does in the background when it starts (graph/warmup.py);
+            # the service under test is handed its Memory, so it does not do it itself.
+            print(warm_page_cache(self.memory.db).describe(), file=sys.stderr)
         started = time.perf_counter()
         configs = list(CONFIGS.values())
         k = self.vector_k(scope)

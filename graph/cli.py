@@ -82,6 +82,8 @@ def server_options(settings: Settings, log_level: str) -> dict[str, Any]:
 
 
 def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    if args.action == "warm":
+        return cmd_warm(settings)
     if not settings.uses_local_neo4j:
         print(f"NEO4J_URI is set ({settings.neo4j_uri}): no local server is managed.")
         return 0
@@ -115,6 +117,20 @@ def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
         )
     )
     return 0 if status.version else 3
+
+
+def cmd_warm(settings: Settings) -> int:
+    """What `serve` does in the background at start, in the foreground (graph/warmup.py)."""
+    from graph.db import Database
+    from graph.warmup import warm_page_cache
+
+    ensure_neo4j(settings)
+    db = Database(settings)
+    try:
+        print(warm_page_cache(db).describe())
+    finally:
+        db.close()
+    return 0
 
 
 def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
@@ -169,8 +185,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     handlers["mcp"] = cmd_mcp
 
-    p = sub.add_parser("neo4j", help="start, stop or inspect the project's own Neo4j server")
-    p.add_argument("action", choices=["start", "stop", "status"])
+    p = sub.add_parser("neo4j", help="start, stop, inspect or warm the project's own Neo4j server")
+    p.add_argument(
+        "action",
+        choices=["start", "stop", "status", "warm"],
+        help="warm: read the facts into Neo4j's page cache, as `serve` does at start",
+    )
     handlers["neo4j"] = cmd_neo4j
 
     p = sub.add_parser("schema", help="apply or show constraints and indexes; print GraphQL SDL")

@@ -231,6 +231,9 @@ class Settings:
     # A search with passages asks its passage list as a second, concurrent query (see
     # graph/search/candidates.fetch_overlapped); off: one query after the embedding.
     search_overlap: bool = True
+    # Read the store's hot parts into Neo4j's page cache when the service starts
+    # (graph/warmup.py): auto (the local Neo4j only) | on | off.
+    warmup: str = "auto"
     host: str = "127.0.0.1"
     port: int = 8000
     contextual_indexing: str = "late-chunk"
@@ -298,6 +301,7 @@ class Settings:
             query_threads=_env_int("FACTGRAPH_QUERY_THREADS", 1),
             embed_spinning=_env_bool("FACTGRAPH_EMBED_SPINNING", False),
             search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", True),
+            warmup=_choice("FACTGRAPH_WARMUP", "auto", ("auto", "on", "off")),
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),
             port=_env_int("FACTGRAPH_PORT", 8000),
             contextual_indexing=indexing,

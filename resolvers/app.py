@@ -27,7 +27,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 from strawberry.asgi import GraphQL
 
-from graph import metrics
+from graph import metrics, warmup
 from graph.access import auth_required
 from graph.apikeys import KeyStore
 from graph.config import Settings
@@ -136,6 +136,8 @@ def create_app(
             return
         owned = await run_in_threadpool(Memory.connect, config)
         await run_in_threadpool(owned.embedder.warm_queries)
+        if warmup.enabled(config):
+            app.state.warmup = warmup.warm_in_background(owned.db)
         metrics.instrument(owned.db)
         app.state.memory = owned
         gate.keys = KeyStore(owned.db)
