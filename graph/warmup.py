@@ -44,7 +44,7 @@ STATEMENTS: tuple[tuple[str, str], ...] = (
 @dataclass(frozen=True)
 class Warmup:
     facts: int
-    ids: int
+    ids: int  # entries read in the id and (scope, session, turn) indexes together
     links: int
     seconds: float
 
