@@ -3,7 +3,8 @@ MCP at /mcp, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
-Every request passes the same middlewares (resolvers/observe.py): request id and access log,
+Every request passes the same middlewares: CORS for the configured origins (resolvers/cors.py),
+then (resolvers/observe.py) request id and access log,
 body-size limit, admission control (resolvers/admission.py), API-key check, and the bookmark
 round trip that gives read-your-writes across replicas (resolvers/bookmarks.py);
 `app.state.gate` says whether keys are required.
@@ -38,6 +39,7 @@ from resolvers import browser_assets, rest, rest_memories
 from resolvers.admission import Admission
 from resolvers.bookmarks import CausalConsistency
 from resolvers.context import Gate, memory_of
+from resolvers.cors import Cors, WebSocketOrigins
 from resolvers.graphiql import assets_route
 from resolvers.limits import GuardedGraphQL
 from resolvers.mcp_server.http import PATH as MCP_PATH
@@ -160,7 +162,13 @@ def create_app(
         *rest.routes,
         *rest_memories.routes,
     ]
+    # Outermost: a preflight is answered before any limit or key check (a browser sends no
+    # key with it), and every answer, a 401 or 503 included, carries the headers that let the
+    # page read it.
+    cors = [Middleware(Cors, origins=config.cors_origins)] if config.cors_origins else []
     middleware = [
+        *cors,
+        Middleware(WebSocketOrigins, origins=config.cors_origins),
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
         Middleware(UnicodeGuard),
