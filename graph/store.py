@@ -334,13 +334,14 @@ def set_status(
     return fact
 
 
-def purge(tx: ManagedTransaction, scope: str, fact_id: str) -> bool:
+def purge(tx: ManagedTransaction, scope: str, fact_id: str) -> tuple[bool, Fact | None]:
+    """Whether the fact was purged, and the fact as it was before."""
     fact = fact_in_tx(tx, scope, fact_id)
     records = run(tx, "fact_purge", scope=scope, id=fact_id)
     purged = bool(records and records[0]["purged"])
     if purged and fact is not None:
         passages.refresh(tx, scope, [fact])
-    return purged
+    return purged, fact
 
 
 def history(db: Database, scope: str, fact_id: str) -> list[Fact]:

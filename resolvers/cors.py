@@ -10,9 +10,9 @@ the ones a client needs back (the bookmark of its writes, the request id, Retry-
 
 WebSockets have no CORS: a browser opens one to any address and lets the page read it. With
 keys off on loopback, any web site the user visits could then subscribe to local memory
-(cross-site WebSocket hijacking). `WebSocketOrigins` closes a WebSocket whose Origin is
-neither the service itself nor an allowed origin; clients that are not browsers send no
-Origin and are not affected.
+(cross-site WebSocket hijacking). strawberry's view refuses the handshake (403) of a WebSocket
+whose Origin is neither the service itself nor one of the same allowed origins
+(`allowed_origins`, set in resolvers/app.py); clients that are not browsers send no Origin.
 """
 
 from __future__ import annotations
@@ -76,28 +76,4 @@ class Cors(CORSMiddleware):
             if origin is not None and self.is_allowed_origin(origin):
                 await super().__call__(scope, receive, send)
                 return
-        await self.app(scope, receive, send)
-
-
-class WebSocketOrigins:
-    """Refuse (HTTP 403 on the upgrade) a browser's WebSocket from a foreign origin."""
-
-    def __init__(self, app: ASGIApp, origins: Sequence[str]) -> None:
-        self.app = app
-        self.origins = frozenset(origins)
-
-    def allows(self, scope: Scope) -> bool:
-        headers = Headers(scope=scope)
-        origin = headers.get("origin")
-        if origin is None or "*" in self.origins or origin.lower() in self.origins:
-            return True
-        # Same origin: the page was served by this service (the console at /console).
-        host = headers.get("host", "")
-        return origin.lower().split("://", 1)[-1] == host.lower()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket" and not self.allows(scope):
-            await receive()  # websocket.connect; closing before accepting answers 403
-            await send({"type": "websocket.close", "code": 1008, "reason": "origin not allowed"})
-            return
         await self.app(scope, receive, send)

@@ -18,6 +18,7 @@ from resolvers.limits import graphql_limits
 from resolvers.observe import HttpStatus, observe_top_level
 from resolvers.recall import RecallQuery
 from resolvers.search import SearchQuery
+from resolvers.subscriptions import Subscription
 
 Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery))
 Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
@@ -26,6 +27,7 @@ observe_top_level(Query, Mutation)
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
+    subscription=Subscription,
     extensions=[*graphql_limits(), ShapeErrors, HttpStatus, BookmarkExtension],
 )
 
