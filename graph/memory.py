@@ -394,14 +394,24 @@ class Memory:
 
     def review_queue(self, scope: str, *, first: int = 20, after: str | None = None) -> Page[Fact]:
         """Quarantined facts, oldest first, with an opaque cursor for the next page."""
+        page = self.review_entries(scope, first=first, after=after)
+        return Page(items=[held.fact for held in page.items], next_cursor=page.next_cursor)
+
+    def review_entries(
+        self, scope: str, *, first: int = 20, after: str | None = None
+    ) -> Page[store.HeldFact]:
+        """The review queue with why and when each fact was held (its quarantine event)."""
         check_scope(scope)
         if not 1 <= first <= 100:
             raise ValidationError("first", "must be between 1 and 100")
         key = decode_cursor(after, "after") if after else None
         rows = store.review_queue(self.db, scope, limit=first + 1, after=key)
         items = rows[:first]
+        last = items[-1].fact if items else None
         next_cursor = (
-            encode_cursor(items[-1].recorded_at, items[-1].id) if len(rows) > first else None
+            encode_cursor(last.recorded_at, last.id)
+            if last is not None and len(rows) > first
+            else None
         )
         return Page(items=items, next_cursor=next_cursor)
 
