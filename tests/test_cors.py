@@ -8,6 +8,7 @@ chromium (what a page can actually do), with the page served by a second server.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -232,3 +233,63 @@ def test_keys_work_from_another_origin_in_the_browser(memory: Memory, scope: str
         store.delete(key.id)
 
     assert seen == {"ok": 200, "bad": 401, "badCode": "UNAUTHENTICATED"}
+
+
+SUBSCRIBE_IN_PAGE = """
+window.live = new Promise((resolve) => {
+  const ws = new WebSocket(%(url)s, "graphql-transport-ws");
+  ws.onopen = () => ws.send(JSON.stringify(
+    {type: "connection_init", payload: {Authorization: "Bearer " + %(token)s}}));
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.type === "connection_ack") {
+      ws.send(JSON.stringify({id: "1", type: "subscribe", payload: {
+        query: "subscription($s: String!) { scopeEvents(scope: $s) " +
+               "{ ... on FactChange { action fact { text } } } }",
+        variables: {s: %(scope)s}}}));
+    } else if (msg.type === "next") {
+      resolve({event: msg.payload.data.scopeEvents});
+      ws.close();
+    } else if (msg.type === "error") {
+      resolve({error: msg.payload});
+    }
+  };
+  ws.onclose = (e) => resolve({closed: e.code});
+}), "started"
+"""
+
+
+def test_a_page_on_an_allowed_origin_subscribes_with_its_key_and_another_origin_cannot(
+    memory: Memory, scope: str
+) -> None:
+    allowed_port, other_port = free_port(), free_port()
+    settings = memory.settings.with_overrides(cors_origins=(f"http://127.0.0.1:{allowed_port}",))
+    app = create_app(memory=memory, settings=settings, require_auth=True)
+    store = KeyStore(memory.db)
+    key, token = store.create([scope], "reader")
+    try:
+        with (
+            chromium_page() as page,
+            serve(app) as service,
+            serve(FRONTEND_APP, port=allowed_port) as allowed_url,
+            serve(FRONTEND_APP, port=other_port) as other_url,
+        ):
+            script = SUBSCRIBE_IN_PAGE % {
+                "url": json.dumps(service.replace("http://", "ws://") + "/graphql"),
+                "token": json.dumps(token),
+                "scope": json.dumps(scope),
+            }
+            page.goto(other_url + "/")
+            page.evaluate(script)
+            refused = page.evaluate("window.live")
+            page.goto(allowed_url + "/")
+            page.evaluate(script)
+            while memory.events.subscribers(scope) < 1:  # the subscription is registered
+                time.sleep(0.01)
+            memory.remember(scope, {"text": "Fay reads the news live"})
+            live = page.evaluate("window.live")
+    finally:
+        store.delete(key.id)
+
+    assert refused == {"closed": 1006}, "the handshake from a foreign origin is refused"
+    assert live == {"event": {"action": "REMEMBER", "fact": {"text": "Fay reads the news live"}}}
