@@ -344,3 +344,15 @@ def test_an_admin_key_in_the_upgrade_header_follows_the_review_queue(
     event = asyncio.run(journey())
 
     assert (event["action"], event["queue"]) == ("REMEMBER", "ENTERED")
+
+
+def test_a_subscription_sent_over_http_is_refused_in_words(http: httpx.Client) -> None:
+    for accept in ("application/json", "multipart/mixed;subscriptionSpec=1.0,application/json"):
+        response = http.post(
+            "/graphql",
+            json={"query": SCOPE_EVENTS, "variables": {"scope": "anything"}},
+            headers={"Accept": accept},
+        )
+
+        assert response.status_code == 400
+        assert "WebSocket" in response.text and "graphql-transport-ws" in response.text
