@@ -11,7 +11,8 @@ than trust a partial picture. Publishing costs a lock per subscriber of the scop
 wake-up handed to the subscriber's event loop; it never blocks on the subscriber.
 
 The bus is in-process: a service with several replicas has one bus per replica, and a
-subscriber sees the writes its own replica served. Bulk imports (graph/bulk) publish nothing.
+subscriber sees the writes its own replica served. The fast path of bulk imports (graph/bulk)
+publishes nothing; the full-pipeline import goes through `Memory` and publishes each change.
 """
 
 from __future__ import annotations
