@@ -34,11 +34,11 @@ typecheck:
 
 # The documentation site (mkdocs.yml, docs/): a broken link, anchor or reference fails the build.
 docs-build: setup
-	$(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # Serves the documentation on http://127.0.0.1:8001, rebuilt on every change.
 docs: setup
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 # Regenerates schema.graphql from the code (the snapshot test compares the two).
 schema: setup

@@ -21,6 +21,7 @@ from graphql import (
     GraphQLObjectType,
     GraphQLScalarType,
     GraphQLSchema,
+    GraphQLType,
     GraphQLUnionType,
     build_schema,
     get_named_type,
@@ -134,9 +135,9 @@ def argument(name: str, arg: GraphQLArgument) -> str:
     return f"{text}: {cell(arg.description)}" if arg.description else text
 
 
-def type_link(t: object) -> str:
+def type_link(t: GraphQLType) -> str:
     """`[Fact!]!` as code, linked to the named type's section unless it is a built-in scalar."""
-    named = get_named_type(t)  # type: ignore[arg-type]
+    named = get_named_type(t)
     label = f"`{t}`"
     if is_specified_scalar_type(named):
         return label
