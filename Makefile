@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test lint typecheck unit schema neo4j-start neo4j-stop neo4j-status clean
+.PHONY: setup run test lint typecheck docs docs-build unit schema neo4j-start neo4j-stop neo4j-status clean
 
 # Creates the virtualenv and installs factgraph with its dev tools (re-run when pyproject changes).
 setup: $(VENV)/.installed
@@ -20,8 +20,8 @@ $(VENV)/.installed: pyproject.toml
 run: setup
 	$(BIN)/factgraph serve
 
-# Lint, type-check, then the whole suite against a real Neo4j and the real model.
-test: setup lint typecheck
+# Lint, type-check, build the docs, then the whole suite against a real Neo4j and the real model.
+test: setup lint typecheck docs-build
 	$(BIN)/factgraph neo4j start
 	$(BIN)/pytest -q
 
@@ -31,6 +31,14 @@ lint:
 
 typecheck:
 	$(BIN)/mypy
+
+# The documentation site (mkdocs.yml, docs/): a broken link, anchor or reference fails the build.
+docs-build: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# Serves the documentation on http://127.0.0.1:8001, rebuilt on every change.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
 # Regenerates schema.graphql from the code (the snapshot test compares the two).
 schema: setup
@@ -45,4 +53,4 @@ neo4j-status: setup
 
 clean:
 	-$(BIN)/factgraph neo4j stop
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache site

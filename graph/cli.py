@@ -164,7 +164,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     parser = argparse.ArgumentParser(
         prog="factgraph",
         description="Long-term memory for AI agents, kept in Neo4j. Configuration comes from "
-        "environment variables (see README: NEO4J_URI, FACTGRAPH_HOME, FACTGRAPH_MODEL, ...).",
+        "environment variables (see docs/configuration.md: NEO4J_URI, FACTGRAPH_HOME, ...).",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     handlers: dict[str, Handler] = {}

@@ -2,7 +2,8 @@
 
 Every knob of factgraph is an environment variable so that the same code runs from `make run`,
 from the test suite, from docker-compose and from a user's own deployment without edits. The
-README's configuration table is the user-facing copy of this module.
+table in docs/configuration.md is the user-facing copy of this module (tests/test_docs.py checks
+that every variable read here has a row there).
 """
 
 from __future__ import annotations
@@ -239,11 +240,11 @@ class Settings:
     contextual_indexing: str = "late-chunk"
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
-    # Security and operations (issue 9): see README "Security" and "Operations".
+    # Security and operations (issue 9): see docs/operations/security.md and observability.md.
     auth: str = "auto"  # auto: keys required unless bound to loopback | required | off
     max_body_bytes: int = 1_048_576
     log_format: str = "json"
-    # Overload (issue 20): see README "Overload" and resolvers/admission.py.
+    # Overload (issue 20): see docs/operations/observability.md and resolvers/admission.py.
     max_queue: int = DEFAULT_MAX_QUEUE  # in-flight + queued API requests; 0: unbounded
     retry_after: int = 1  # seconds, in the 503 that refuses a request past max_queue
     keep_alive: int = DEFAULT_KEEP_ALIVE  # seconds an idle HTTP connection is kept open

@@ -30,7 +30,7 @@ def ensure_neo4j(settings: Settings) -> None:
 
 
 def provide_cypher_shell(settings: Settings) -> None:
-    """Fetch cypher-shell with the local server, so the README's batch commands just work.
+    """Fetch cypher-shell with the local server, so the documented batch commands just work.
 
     A failure here only costs `factgraph cypher-shell` (which retries and says why), never the
     server itself.

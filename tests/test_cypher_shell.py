@@ -1,10 +1,10 @@
-"""The README's batch-job commands work as written: `factgraph cypher-shell` runs the templates.
+"""The documented batch-job commands work as written: `factgraph cypher-shell` runs the templates.
 
-The test takes the README's two bash blocks that call `factgraph cypher-shell` (the rows
-template, then the CSV template, each followed by `factgraph embed --missing`), runs them with
-bash from a directory laid out like the repository (`.venv`, `cypher/`, `.factgraph/neo4j/import`
-linked to the real ones), only renaming their scope `acme` to the test's own, and then finds the
-facts by search, vectors and all.
+The test takes the two bash blocks of docs/batch-import.md that call `factgraph cypher-shell`
+(the rows template, then the CSV template, each followed by `factgraph embed --missing`), runs
+them with bash from a directory laid out like the repository (`.venv`, `cypher/`,
+`.factgraph/neo4j/import` linked to the real ones), only renaming their scope `acme` to the
+test's own, and then finds the facts by search, vectors and all.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ BLOCK = re.compile(r"```bash\n(.*?)```", re.S)
 
 
 def batch_blocks() -> list[str]:
-    readme = (ROOT / "README.md").read_text()
+    page = (ROOT / "docs" / "batch-import.md").read_text()
     return [
         block
-        for block in BLOCK.findall(readme)
+        for block in BLOCK.findall(page)
         if "factgraph cypher-shell" in block and "-f cypher/import_template_" in block
     ]
 
@@ -66,7 +66,7 @@ def run_block(block: str, cwd: Path, settings: Settings) -> subprocess.Completed
     )
 
 
-def test_the_readme_has_both_batch_commands() -> None:
+def test_the_batch_import_page_has_both_batch_commands() -> None:
     blocks = batch_blocks()
     assert len(blocks) == 2
     assert "-f cypher/import_template_rows.cypher" in blocks[0]
@@ -74,7 +74,7 @@ def test_the_readme_has_both_batch_commands() -> None:
     assert all(".venv/bin/factgraph embed --missing --scope acme" in b for b in blocks)
 
 
-def test_the_readme_batch_jobs_load_facts_that_search_then_finds(
+def test_the_documented_batch_jobs_load_facts_that_search_then_finds(
     settings: Settings, memory: Memory, scope: str, workdir: Path
 ) -> None:
     if not settings.uses_local_neo4j:

@@ -1,0 +1,42 @@
+"""The README stays a first-ten-minutes page, and what it sends readers to exists.
+
+The documentation site itself is checked by `mkdocs build --strict` in `make test` (broken links,
+anchors and references fail it); these tests cover what MkDocs does not see: the README, which
+lives outside docs/, and the configuration page against the settings the code actually reads.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+CONFIGURATION = ROOT / "docs" / "configuration.md"
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+VARIABLE = re.compile(r'"((?:FACTGRAPH|NEO4J)_[A-Z0-9_]+)"')
+
+
+def test_the_readme_is_at_most_250_lines() -> None:
+    assert len(README.read_text().splitlines()) <= 250
+
+
+def test_every_relative_link_of_the_readme_reaches_a_file() -> None:
+    targets = [t for t in LINK.findall(README.read_text()) if "://" not in t]
+    assert targets, "the README links onward to the documentation"
+    missing = [t for t in targets if not (ROOT / t.split("#")[0]).exists()]
+    assert missing == []
+
+
+def test_every_setting_read_by_the_code_has_a_row_in_the_configuration_table() -> None:
+    names = set(VARIABLE.findall((ROOT / "graph" / "config.py").read_text()))
+    rows = [line for line in CONFIGURATION.read_text().splitlines() if line.startswith("| `")]
+    documented = {name for row in rows for name in re.findall(r"`([A-Z0-9_]+)`", row)}
+    assert "NEO4J_URI" in names and "FACTGRAPH_MODEL" in names
+    assert sorted(names - documented) == []
+
+
+def test_the_configuration_table_holds_one_line_a_row() -> None:
+    rows = [line for line in CONFIGURATION.read_text().splitlines() if line.startswith("| `")]
+    too_long = [row.split("|")[1].strip() for row in rows if len(row) > 250]
+    assert too_long == []
