@@ -74,9 +74,10 @@ export const FACT = `id scope partition text subject predicate object tags impor
 
 /**
  * Several facts by id in one request (aliases over `history`, which a reader may call and
- * which keeps retired rows): id -> fact, unknown ids left out.
+ * which keeps retired rows): id -> fact, unknown ids left out. With `chains`, every row of
+ * each fact's supersede chain is included too (id -> [fact, id of the fact asked for]).
  */
-export async function factsByIds(scope, ids) {
+export async function factsByIds(scope, ids, {chains = false} = {}) {
   const unique = [...new Set(ids)].slice(0, 100);
   if (!unique.length) return new Map();
   const decls = unique.map((_, i) => `$id${i}: ID!`).join(', ');
@@ -86,7 +87,12 @@ export async function factsByIds(scope, ids) {
   const data = await gql(`query ConsoleFacts($scope: String!, ${decls}) { ${fields} }`, variables);
   const out = new Map();
   unique.forEach((id, i) => {
-    const row = (data[`f${i}`] || []).find((f) => f.id === id);
+    const rows = data[`f${i}`] || [];
+    if (chains) {
+      for (const row of rows) if (!out.has(row.id)) out.set(row.id, [row, id]);
+      return;
+    }
+    const row = rows.find((f) => f.id === id);
     if (row) out.set(id, row);
   });
   return out;

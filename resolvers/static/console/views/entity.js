@@ -14,19 +14,25 @@ const NODE = `query ConsoleEntity($scope: String!, $id: ID!) {
 export async function render(main, {arg, stale}, ctx) {
   const errors = errorSlot();
   const title = h('h1', {}, 'Entity');
-  main.append(title, errors);
+  const loading = notice('Loading…');
+  main.append(title, errors, loading);
   try {
     const node = (await gql(NODE, {scope: ctx.scope, id: arg})).node;
     if (stale()) return;
     if (!node || !node.entity) {
+      loading.remove();
       showError(errors, new Error(`No entity with id "${arg}" in scope "${ctx.scope}".`));
       return;
     }
     const entity = node.entity;
     title.textContent = `Entity: ${entity.name}`;
     const roleOf = new Map(node.neighbours.map((r) => [r.id, r.relation]));
-    const facts = [...(await factsByIds(ctx.scope, [...roleOf.keys()])).values()];
+    const rows = await factsByIds(ctx.scope, [...roleOf.keys()], {chains: true});
+    // Retired rows of a chain mention the entity in the same role as the live fact.
+    for (const [id, [, via]] of rows) if (!roleOf.has(id)) roleOf.set(id, roleOf.get(via));
+    const facts = [...rows.values()].map(([fact]) => fact);
     if (stale()) return;
+    loading.remove();
     facts.sort((a, b) => (a.validFrom < b.validFrom ? 1 : a.validFrom > b.validFrom ? -1 : 0));
     main.append(
       h('section', {class: 'panel', 'aria-label': 'Names'},
@@ -45,6 +51,7 @@ export async function render(main, {arg, stale}, ctx) {
             h('a', {href: `#/fact/${encodeURIComponent(f.id)}`}, f.text)))))
           : notice('No facts mention it.')));
   } catch (err) {
+    loading.remove();
     if (!stale()) showError(errors, err);
   }
 }

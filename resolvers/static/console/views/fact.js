@@ -65,14 +65,17 @@ export async function render(main, {arg, stale}, ctx) {
   const errors = errorSlot();
   main.append(h('h1', {}, 'Fact'), errors);
   if (!id) { showError(errors, new Error('No fact id in the address.')); return; }
+  const loading = notice('Loading…');
+  main.append(loading);
   let chain;
   try {
     chain = (await gql(HISTORY, {scope: ctx.scope, id})).history;
   } catch (err) {
-    if (!stale()) showError(errors, err);
+    if (!stale()) { loading.remove(); showError(errors, err); }
     return;
   }
   if (stale()) return;
+  loading.remove();
   const fact = chain.find((f) => f.id === id);
   if (!fact) {
     showError(errors, new Error(`No fact with id "${id}" in scope "${ctx.scope}".`));
@@ -84,7 +87,7 @@ export async function render(main, {arg, stale}, ctx) {
     actions.append(h('a', {class: 'button', href: `#/write?supersede=${encodeURIComponent(fact.id)}`}, 'Supersede…'));
   }
   if (fact.status !== 'FORGOTTEN' && ctx.may('writer')) {
-    actions.append(h('button', {type: 'button', onclick: async () => {
+    actions.append(h('button', {type: 'button', dataset: {action: 'forget'}, onclick: async () => {
       const reason = await confirmDialog({
         title: 'Forget this fact?',
         body: h('p', {}, 'It will be hidden from search and the timeline, and kept in its history and audit trail: ',
@@ -98,7 +101,7 @@ export async function render(main, {arg, stale}, ctx) {
     }}, 'Forget…'));
   }
   if (ctx.may('admin')) {
-    actions.append(h('button', {type: 'button', class: 'danger', onclick: async () => {
+    actions.append(h('button', {type: 'button', class: 'danger', dataset: {action: 'purge'}, onclick: async () => {
       const reason = await confirmDialog({title: 'Purge this fact?', body: purgeBody(fact),
         action: 'Purge for good', reasonLabel: 'Reason (kept in the audit trail)', danger: true});
       if (!reason) return;

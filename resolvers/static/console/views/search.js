@@ -1,6 +1,6 @@
 // Search: the query with its filters; each hit shows its score and what made it.
 
-import {FACT, gql} from '../api.js';
+import {ApiError, FACT, gql} from '../api.js';
 import {field, h, num} from '../dom.js';
 import {busy, clearErrors, dayToIso, errorSlot, factSummary, notice, showError, splitList} from '../ui.js';
 
@@ -86,6 +86,13 @@ export async function render(main, {params, stale}, ctx) {
   if (!params.has('q')) {
     q.focus();
     results.append(notice('Type what you are looking for; the filters narrow it.'));
+    return;
+  }
+  if (!params.get('q').trim()) {
+    // The API answers an empty query with no hits; a person most likely pressed Enter too soon.
+    showError(errors, new ApiError([{field: 'query',
+      message: 'query: type what to search for; an empty query finds nothing.'}]), form);
+    q.focus();
     return;
   }
   const turns = Math.max(0, Math.min(5, Number(params.get('turns') || 1) || 0));

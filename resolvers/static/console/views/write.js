@@ -2,7 +2,7 @@
 // belongs to), or supersede a fact named in the address (#/write?supersede=<id>).
 
 import {FACT, gql} from '../api.js';
-import {field, h} from '../dom.js';
+import {field, fill, h} from '../dom.js';
 import {busy, clearErrors, errorSlot, factSummary, formValues, notice, showError, splitList} from '../ui.js';
 import {chainTimeline} from './fact.js';
 
@@ -88,11 +88,11 @@ export async function render(main, {params, stale}, ctx) {
           ? (await gql(SUPERSEDE, {scope: ctx.scope, id: old.id, fact, reason: v.reason || 'corrected in the console'})).supersede
           : (await gql(REMEMBER, {scope: ctx.scope, fact})).remember;
         const chain = (await gql(HISTORY, {scope: ctx.scope, id: data.fact.id})).history;
-        outcome.replaceChildren(
+        fill(outcome,
           h('h2', {}, 'Decision: ', h('span', {class: `decision decision-${data.kind.toLowerCase()}`}, data.kind)),
           h('p', {}, EXPLAIN[data.kind] || '', ' — ', h('span', {class: 'reason'}, data.reason)),
           factSummary(data.fact),
-          data.matched ? h('div', {class: 'matched'}, h('p', {class: 'hint'}, 'Matched:'), factSummary(data.matched)) : null,
+          data.matched ? h('div', {class: 'matched'}, h('p', {class: 'hint'}, 'Matched (as it was before this decision):'), factSummary(data.matched)) : null,
           chain.length > 1 ? [h('h3', {}, 'The chain now'), chainTimeline(chain, data.fact.id)] : null);
         if (!old) { form.elements.text.value = ''; }
         outcome.querySelector('h2').setAttribute('tabindex', '-1');
