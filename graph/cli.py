@@ -78,6 +78,8 @@ def server_options(settings: Settings, log_level: str) -> dict[str, Any]:
         "log_config": None,  # keep the JSON handlers set up by graph.logs
         "access_log": False,  # resolvers.observe writes one structured line per request
         "timeout_keep_alive": settings.keep_alive,
+        # A subscription's WebSocket message is bounded like a request body (uvicorn: 16 MiB).
+        "ws_max_size": settings.max_body_bytes,
     }
 
 

@@ -249,6 +249,10 @@ class Settings:
     keep_alive: int = DEFAULT_KEEP_ALIVE  # seconds an idle HTTP connection is kept open
     # REST requests that name no scope (the clients we are a drop-in for never send one).
     default_scope: str = "default"
+    # Origins (scheme://host[:port]) whose pages may call the API from a browser
+    # (FACTGRAPH_CORS_ORIGINS, comma-separated; `*` any origin). None by default: a page on
+    # another origin cannot read any answer. See docs/cors-and-subscriptions.md.
+    cors_origins: tuple[str, ...] = ()
 
     @property
     def uses_local_neo4j(self) -> bool:
@@ -314,7 +318,30 @@ class Settings:
             retry_after=max(1, _env_nonnegative("FACTGRAPH_RETRY_AFTER", 1)),
             keep_alive=max(1, _env_nonnegative("FACTGRAPH_KEEP_ALIVE", DEFAULT_KEEP_ALIVE)),
             default_scope=_env("FACTGRAPH_DEFAULT_SCOPE", "default").strip() or "default",
+            cors_origins=cors_origins(os.environ.get("FACTGRAPH_CORS_ORIGINS", "")),
         )
+
+
+_ORIGIN = re.compile(r"https?://[^/\s?#]+", re.IGNORECASE)
+
+
+def cors_origins(raw: str) -> tuple[str, ...]:
+    """FACTGRAPH_CORS_ORIGINS as a tuple of origins; a path or a missing scheme fails at start.
+
+    A browser sends its page's origin without a trailing slash and it is compared exactly, so
+    `http://localhost:3000/` would silently match nothing: it is refused instead.
+    """
+    origins: list[str] = []
+    for item in (part.strip() for part in raw.split(",")):
+        if not item:
+            continue
+        if item != "*" and not _ORIGIN.fullmatch(item):
+            raise ValueError(
+                "FACTGRAPH_CORS_ORIGINS must list origins such as http://localhost:3000 "
+                f"(scheme, host and port; no path, no trailing slash) or *, got {item!r}"
+            )
+        origins.append(item.lower())  # browsers send scheme and host in lower case
+    return tuple(dict.fromkeys(origins))
 
 
 def _neo4j_uri(uri: str | None) -> str | None:

@@ -23,6 +23,7 @@ from graph.db import Database
 from graph.embedding import Embedder
 from graph.entities import DefaultEntityResolver, EntityResolver
 from graph.errors import Conflict, NotFound, ValidationError
+from graph.events import Action, EventBus, FactChange, QueueMove
 from graph.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.indexing import content_hash, index_text, lexical_text
 from graph.pipeline import (
@@ -69,6 +70,8 @@ class Memory:
         self.resolver: EntityResolver = resolver or DefaultEntityResolver()
         self.clock = clock
         self._recall: DeepRecall | None = None
+        # Committed changes, for live subscribers (graph/events.py); per process.
+        self.events = EventBus()
 
     @classmethod
     def connect(cls, settings: Settings | None = None, *, apply: bool = True) -> Memory:
@@ -196,6 +199,7 @@ class Memory:
         with tracing.span("remember.transaction", pipeline=full) as traced:
             decision = self._write(work, "remember")
             traced.set("decision", decision.kind.value)
+        self._published(scope, Action.REMEMBER, decision, actor)
         return decision
 
     def supersede(
@@ -233,7 +237,7 @@ class Memory:
             self._chain(tx, scope, old.id, stored, reason, actor, now)
             return self._decided(tx, scope, DecisionKind.SUPERSEDE, stored, old, reason, actor)
 
-        return self._write(work, "supersede")
+        return self._published(scope, Action.SUPERSEDE, self._write(work, "supersede"), actor)
 
     def forget(
         self, scope: str, fact_id: str, *, reason: str = "forgotten", actor: str = "agent"
@@ -295,7 +299,7 @@ class Memory:
                 return Decision(DecisionKind.SUPERSEDE, promoted, slot[0], why)
             return Decision(DecisionKind.INSERT, promoted, None, reason)
 
-        return self._write(work, "validate")
+        return self._published(scope, Action.VALIDATE, self._write(work, "validate"), actor)
 
     def reject(
         self, scope: str, fact_id: str, *, reason: str = "rejected", actor: str = "reviewer"
@@ -319,9 +323,10 @@ class Memory:
         reason = _reason(reason)
         now = self.clock()
 
-        def work(tx: ManagedTransaction) -> bool:
-            if not store.purge(tx, scope, fact_id):
-                return False
+        def work(tx: ManagedTransaction) -> tuple[bool, Fact | None]:
+            purged, before = store.purge(tx, scope, fact_id)
+            if not purged:
+                return False, None
             store.record_audit(
                 tx,
                 scope=scope,
@@ -331,9 +336,25 @@ class Memory:
                 reason=reason,
                 now=now,
             )
-            return True
+            return True, before
 
-        return self.db.write_tx(work, "purge")
+        purged, before = self.db.write_tx(work, "purge")
+        if purged:
+            self.events.publish(
+                FactChange(
+                    scope=scope,
+                    action=Action.PURGE,
+                    fact_id=fact_id,
+                    fact=None,
+                    decision=None,
+                    matched_id=None,
+                    reason=reason,
+                    actor=actor,
+                    at=now,
+                    queue=_left_queue(before),
+                )
+            )
+        return purged
 
     # -- reads -----------------------------------------------------------------------------
     def get(
@@ -373,14 +394,24 @@ class Memory:
 
     def review_queue(self, scope: str, *, first: int = 20, after: str | None = None) -> Page[Fact]:
         """Quarantined facts, oldest first, with an opaque cursor for the next page."""
+        page = self.review_entries(scope, first=first, after=after)
+        return Page(items=[held.fact for held in page.items], next_cursor=page.next_cursor)
+
+    def review_entries(
+        self, scope: str, *, first: int = 20, after: str | None = None
+    ) -> Page[store.HeldFact]:
+        """The review queue with why and when each fact was held (its quarantine event)."""
         check_scope(scope)
         if not 1 <= first <= 100:
             raise ValidationError("first", "must be between 1 and 100")
         key = decode_cursor(after, "after") if after else None
         rows = store.review_queue(self.db, scope, limit=first + 1, after=key)
         items = rows[:first]
+        last = items[-1].fact if items else None
         next_cursor = (
-            encode_cursor(items[-1].recorded_at, items[-1].id) if len(rows) > first else None
+            encode_cursor(last.recorded_at, last.id)
+            if last is not None and len(rows) > first
+            else None
         )
         return Page(items=items, next_cursor=next_cursor)
 
@@ -590,7 +621,7 @@ class Memory:
         reason = _reason(reason)
         now = self.clock()
 
-        def work(tx: ManagedTransaction) -> Fact:
+        def work(tx: ManagedTransaction) -> tuple[Fact, Fact]:
             fact = store.locked_fact(tx, scope, fact_id)
             if fact is None:
                 raise NotFound(f"no fact {fact_id!r} in scope {scope!r}")
@@ -603,9 +634,29 @@ class Memory:
             store.record_audit(
                 tx, scope=scope, fact_id=fact_id, kind=kind, actor=actor, reason=reason, now=now
             )
-            return moved
+            return fact, moved
 
-        return self.db.write_tx(work, kind)
+        before, moved = self.db.write_tx(work, kind)
+        self.events.publish(
+            FactChange(
+                scope=scope,
+                action=Action(kind),
+                fact_id=fact_id,
+                fact=moved,
+                decision=None,
+                matched_id=None,
+                reason=reason,
+                actor=actor,
+                at=now,
+                queue=_left_queue(before),
+            )
+        )
+        return moved
+
+    def _published(self, scope: str, action: Action, decision: Decision, actor: str) -> Decision:
+        """Tell live subscribers about a committed decision, and hand the decision back."""
+        self.events.publish(FactChange.of_decision(scope, action, decision, actor, self.clock()))
+        return decision
 
     def _entities(self, fact: FactInput) -> list[EntityRef]:
         refs: list[EntityRef] = []
@@ -773,3 +824,10 @@ def _with_model_threshold(settings: Settings, embedder: Embedder) -> Settings:
     return settings.with_overrides(
         pipeline=dataclasses.replace(pipeline, near_duplicate_threshold=embedder.near_duplicate)
     )
+
+
+def _left_queue(before: Fact | None) -> QueueMove | None:
+    """LEFT when the fact was waiting for review before the change."""
+    if before is not None and before.status is FactStatus.QUARANTINED:
+        return QueueMove.LEFT
+    return None

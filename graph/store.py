@@ -334,33 +334,50 @@ def set_status(
     return fact
 
 
-def purge(tx: ManagedTransaction, scope: str, fact_id: str) -> bool:
+def purge(tx: ManagedTransaction, scope: str, fact_id: str) -> tuple[bool, Fact | None]:
+    """Whether the fact was purged, and the fact as it was before."""
     fact = fact_in_tx(tx, scope, fact_id)
     records = run(tx, "fact_purge", scope=scope, id=fact_id)
     purged = bool(records and records[0]["purged"])
     if purged and fact is not None:
         passages.refresh(tx, scope, [fact])
-    return purged
+    return purged, fact
 
 
 def history(db: Database, scope: str, fact_id: str) -> list[Fact]:
     return _facts(db.read("fact_history", {"scope": scope, "id": fact_id}))
 
 
+@dataclass(frozen=True)
+class HeldFact:
+    """A fact in the review queue with the reason and time it was quarantined (None when
+    no quarantine event was recorded, e.g. a fact imported without its audit)."""
+
+    fact: Fact
+    reason: str | None
+    held_at: datetime | None
+
+
 def review_queue(
     db: Database, scope: str, *, limit: int, after: tuple[datetime, str] | None
-) -> list[Fact]:
-    return _facts(
-        db.read(
-            "fact_review_queue",
-            {
-                "scope": scope,
-                "limit": limit,
-                "after_time": after[0] if after else None,
-                "after_id": after[1] if after else None,
-            },
-        )
+) -> list[HeldFact]:
+    records = db.read(
+        "fact_review_queue",
+        {
+            "scope": scope,
+            "limit": limit,
+            "after_time": after[0] if after else None,
+            "after_id": after[1] if after else None,
+        },
     )
+    return [
+        HeldFact(
+            fact=Fact.from_node(r["fact"]),
+            reason=r["reason"],
+            held_at=None if r["held_at"] is None else r["held_at"].to_native(),
+        )
+        for r in records
+    ]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@ MCP at /mcp, the console for people at /console, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
-Every request passes the same middlewares (resolvers/observe.py): request id and access log,
+Every request passes the same middlewares: CORS for the configured origins (resolvers/cors.py),
+then (resolvers/observe.py) request id and access log,
 body-size limit, admission control (resolvers/admission.py), API-key check, and the bookmark
 round trip that gives read-your-writes across replicas (resolvers/bookmarks.py);
 `app.state.gate` says whether keys are required.
@@ -24,8 +25,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
 from graph import metrics, warmup
 from graph.access import auth_required
@@ -38,8 +40,8 @@ from resolvers import browser_assets, console, rest, rest_memories
 from resolvers.admission import Admission
 from resolvers.bookmarks import CausalConsistency
 from resolvers.context import Gate, memory_of
+from resolvers.cors import Cors
 from resolvers.graphiql import assets_route
-from resolvers.limits import GuardedGraphQL
 from resolvers.mcp_server.http import PATH as MCP_PATH
 from resolvers.mcp_server.http import McpEndpoint
 from resolvers.observe import (
@@ -50,6 +52,7 @@ from resolvers.observe import (
     error_body,
 )
 from resolvers.schema import schema
+from resolvers.subscriptions import LiveGraphQL
 
 log = logging.getLogger("factgraph")
 
@@ -148,12 +151,19 @@ def create_app(
         finally:
             owned.close()
 
-    graphql_app: GraphQL[Any, Any] = GuardedGraphQL(schema, graphql_ide="graphiql")
+    graphql_app: GraphQL[Any, Any] = LiveGraphQL(
+        schema,
+        graphql_ide="graphiql",
+        subscription_protocols=[GRAPHQL_TRANSPORT_WS_PROTOCOL],
+        # A browser's WebSocket from another origin: only from the CORS origins.
+        allowed_origins=config.cors_origins,
+    )
     routes = [
         Route("/", root),
         Route("/healthz", healthz),
         Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
+        WebSocketRoute("/graphql", graphql_app),
         Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
         assets_route(),
         *browser_assets.routes,
@@ -161,7 +171,12 @@ def create_app(
         *rest.routes,
         *rest_memories.routes,
     ]
+    # Outermost: a preflight is answered before any limit or key check (a browser sends no
+    # key with it), and every answer, a 401 or 503 included, carries the headers that let the
+    # page read it.
+    cors = [Middleware(Cors, origins=config.cors_origins)] if config.cors_origins else []
     middleware = [
+        *cors,
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
         Middleware(UnicodeGuard),

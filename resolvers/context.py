@@ -26,7 +26,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-def memory_of(request: Request) -> Memory:
+def memory_of(request: HTTPConnection) -> Memory:
     memory: Memory = request.app.state.memory
     return memory
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from graphql import GraphQLError
 from strawberry.extensions import SchemaExtension
@@ -51,3 +52,10 @@ class ShapeErrors(SchemaExtension):
         errors = getattr(result, "errors", None) if result is not None else None
         if result is not None and errors:
             result.errors = [shape(e) for e in errors]
+
+    def on_stream_result(self, result: Any) -> Iterator[None]:
+        """The same for each result of a subscription, before it is sent on the socket."""
+        errors = getattr(result, "errors", None)
+        if errors:
+            result.errors = [shape(e) for e in errors]
+        yield

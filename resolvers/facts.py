@@ -16,9 +16,9 @@ from resolvers.inputs import FactInput
 from resolvers.types import (
     AuditEvent,
     Fact,
-    FactPage,
     Neighbour,
     RememberResult,
+    ReviewQueuePage,
     fact_or_none,
 )
 
@@ -57,14 +57,17 @@ class FactQuery:
         chain = await call(memory_for(info, scope).history, scope, str(id), as_of=as_of)
         return [Fact.from_domain(f) for f in chain]
 
-    @strawberry.field(description="Quarantined facts waiting for review, oldest first.")
+    @strawberry.field(
+        description="Quarantined facts waiting for review, oldest first; `held` says why each "
+        "was quarantined."
+    )
     async def review_queue(
         self, info: Info, scope: str, first: int = 20, after: str | None = None
-    ) -> FactPage:
+    ) -> ReviewQueuePage:
         page = await call(
-            memory_for(info, scope, "admin").review_queue, scope, first=first, after=after
+            memory_for(info, scope, "admin").review_entries, scope, first=first, after=after
         )
-        return FactPage.from_domain(page)
+        return ReviewQueuePage.from_domain(page)
 
     @strawberry.field(
         description="Raw vector nearest neighbours of a fact (by id) or of a text, with their "

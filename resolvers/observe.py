@@ -20,6 +20,7 @@ from graphql import GraphQLError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import FieldExtension, SchemaExtension
 from strawberry.types import Info, get_object_definition
@@ -326,7 +327,7 @@ class HttpStatus(SchemaExtension):
                 if code in (Unauthenticated.code, Forbidden.code):
                     metrics.AUTH_FAILURES.labels(code).inc()
                 response = self.execution_context.context.get("response")
-                if response is not None:
+                if isinstance(response, Response):  # not a subscription's WebSocket
                     response.status_code = status
                 return
 

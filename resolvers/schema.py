@@ -9,6 +9,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.tools import merge_types
 
+from resolvers.access import AccessQuery
 from resolvers.bookmarks import BookmarkExtension
 from resolvers.browse import BrowseMutation, BrowseQuery
 from resolvers.errors import ShapeErrors
@@ -18,14 +19,18 @@ from resolvers.limits import graphql_limits
 from resolvers.observe import HttpStatus, observe_top_level
 from resolvers.recall import RecallQuery
 from resolvers.search import SearchQuery
+from resolvers.subscriptions import Subscription
 
-Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery))
+Query = merge_types(
+    "Query", (HealthQuery, AccessQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery)
+)
 Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
 observe_top_level(Query, Mutation)
 
 schema = strawberry.Schema(
     query=Query,
     mutation=Mutation,
+    subscription=Subscription,
     extensions=[*graphql_limits(), ShapeErrors, HttpStatus, BookmarkExtension],
 )
 

@@ -111,14 +111,30 @@ class RememberResult:
         )
 
 
-@strawberry.type(description="One page of facts; pass nextCursor as `after` for the next.")
-class FactPage:
-    items: list[Fact]
+@strawberry.type(description="A fact waiting for review, with why and when it was held.")
+class HeldFact:
+    fact: Fact
+    reason: str | None = strawberry.field(
+        description="The pipeline's reason for the quarantine; null if none was recorded."
+    )
+    held_at: datetime | None
+
+
+@strawberry.type(
+    description="One page of the review queue; pass nextCursor as `after` for the next."
+)
+class ReviewQueuePage:
+    items: list[Fact] = strawberry.field(description="The facts (as in held, without reasons).")
+    held: list[HeldFact]
     next_cursor: str | None
 
     @classmethod
-    def from_domain(cls, page: Page[domain.Fact]) -> FactPage:
-        return cls(items=[Fact.from_domain(f) for f in page.items], next_cursor=page.next_cursor)
+    def from_domain(cls, page: Page[store.HeldFact]) -> ReviewQueuePage:
+        held = [
+            HeldFact(fact=Fact.from_domain(h.fact), reason=h.reason, held_at=h.held_at)
+            for h in page.items
+        ]
+        return cls(items=[h.fact for h in held], held=held, next_cursor=page.next_cursor)
 
 
 @strawberry.type(description="A stored fact near another, with the raw cosine similarity.")

@@ -19,9 +19,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def serve(app: ASGIApp) -> Iterator[str]:
-    """Yield the base URL while the server runs; stop it afterwards."""
-    port = free_port()
+def serve(app: ASGIApp, port: int | None = None) -> Iterator[str]:
+    """Yield the base URL while the server runs (on `port`, else a free one); stop it after."""
+    port = port or free_port()
     server = uvicorn.Server(
         uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
     )
