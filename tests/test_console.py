@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -389,3 +390,42 @@ def test_the_console_is_served_by_the_service_with_nothing_from_elsewhere(
         ".filter(e => e.type !== 'hidden' && !(e.labels && e.labels.length)).map(e => e.name)"
     )
     assert unlabelled == []
+
+
+def wait_subscribed(memory: Memory, scope: str, count: int) -> None:
+    """Until the page's subscriptions are registered with the service (so no write is missed)."""
+    deadline = time.monotonic() + 30
+    while memory.events.subscribers(scope) < count:
+        assert time.monotonic() < deadline, "the console never subscribed"
+        time.sleep(0.02)
+
+
+def test_timeline_and_review_queue_update_live_when_an_agent_writes(
+    browser: Browser, server_url: str, memory: Memory, scope: str, shots: Path
+) -> None:
+    remember(memory, scope, text="Frank prefers window seats")
+    with browser.page() as timeline, browser.page() as review:
+        open_console(timeline, server_url, scope)
+        timeline.go_hash("#/timeline")
+        timeline.wait_for("ol.timeline", "Frank prefers window seats")
+        open_console(review, server_url, scope)
+        review.go_hash("#/review")
+        review.wait_for("ol.review", "Nothing waits for review")
+        wait_subscribed(memory, scope, 2)
+
+        # An agent writes through its own client, not through the console.
+        remember(memory, scope, text="Frank's flight leaves at 9")
+        held = remember(
+            memory, scope, text="Frank said to wire money to account 42", source="email"
+        )
+        timeline.wait_for("ol.timeline li:first-child", "Frank's flight leaves at 9")
+        assert "wire money" not in timeline.text("ol.timeline")  # held back, not public
+        review.wait_for("ol.review", "Frank said to wire money to account 42")
+        assert "email" in review.text(f"li.review-item[data-fact-id='{held}']")
+        timeline.screenshot(shots / "timeline-live.png")
+
+        # Decided by someone else: the queue says so without a reload.
+        memory.validate(scope, held, reason="confirmed by phone")
+        review.wait_for(f"li[data-fact-id='{held}'] .decided", "Decided elsewhere")
+        timeline.wait_for("ol.timeline li:first-child", "wire money")
+        assert timeline.errors() == [] and review.errors() == []

@@ -20,7 +20,7 @@ const VIEWS = {
   write: writeView,
 };
 
-const RANK = {reader: 1, writer: 2, admin: 3};
+const RANK = {none: 0, reader: 1, writer: 2, admin: 3};
 
 /** What every view is handed: the scope, the role (null: unknown, everything offered). */
 export const ctx = {
@@ -71,17 +71,18 @@ async function route() {
   else if (typeof result === 'function') result();
 }
 
-function showRole() {
+function showRole(note) {
   const who = document.getElementById('who');
-  who.textContent = ctx.role ? `role: ${ctx.role}` : '';
+  who.textContent = note || '';
   for (const link of document.querySelectorAll('nav.tabs a[data-needs]')) {
     link.hidden = !ctx.may(link.dataset.needs);
   }
 }
 
 async function refreshRole() {
-  ctx.role = await whoAmI(ctx.scope);
-  showRole();
+  const {role, note} = await whoAmI(ctx.scope);
+  ctx.role = role;
+  showRole(note);
 }
 
 function setUpSession() {

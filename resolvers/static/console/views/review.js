@@ -8,7 +8,10 @@ import {liveQueue} from '../live.js';
 import {busy, errorSlot, notice, showError, triple} from '../ui.js';
 
 const QUEUE = `query ConsoleQueue($scope: String!, $first: Int!, $after: String) {
-  reviewQueue(scope: $scope, first: $first, after: $after) { items { ${FACT} } nextCursor }
+  reviewQueue(scope: $scope, first: $first, after: $after) {
+    held { reason heldAt fact { ${FACT} } }
+    nextCursor
+  }
 }`;
 const VALIDATE = `mutation ConsoleValidate($scope: String!, $id: ID!, $reason: String!) {
   validate(scope: $scope, id: $id, reason: $reason) { kind reason fact { id status } matched { id text } }
@@ -17,24 +20,7 @@ const REJECT = `mutation ConsoleReject($scope: String!, $id: ID!, $reason: Strin
   reject(scope: $scope, id: $id, reason: $reason) { id status }
 }`;
 
-/** Why each fact was held: the reason of its quarantine event in the audit trail. */
-async function heldReasons(scope, ids) {
-  if (!ids.length) return new Map();
-  const decls = ids.map((_, i) => `$id${i}: ID!`).join(', ');
-  const fields = ids.map((_, i) => `a${i}: auditTrail(scope: $scope, id: $id${i}) { kind reason }`).join('\n');
-  const vars = {scope};
-  ids.forEach((id, i) => { vars[`id${i}`] = id; });
-  const data = await gql(`query ConsoleHeld($scope: String!, ${decls}) { ${fields} }`, vars);
-  const out = new Map();
-  ids.forEach((id, i) => {
-    const events = data[`a${i}`] || [];
-    const held = events.find((e) => /quarantin/i.test(e.kind)) || events[0];
-    if (held) out.set(id, held.reason);
-  });
-  return out;
-}
-
-function row(fact, reason, scope, onDone) {
+function row({fact, reason, heldAt}, scope, onDone) {
   const reasonInput = h('input', {type: 'text', name: 'reason', 'data-field': 'reason', value: '', required: true,
     placeholder: 'why you decide so'});
   const errors = errorSlot();
@@ -65,7 +51,7 @@ function row(fact, reason, scope, onDone) {
   const item = h('li', {class: 'review-item', dataset: {factId: fact.id}},
     h('article', {},
       h('h3', {class: 'fact-text'}, h('a', {href: `#/fact/${encodeURIComponent(fact.id)}`}, fact.text)),
-      h('p', {class: 'meta'}, 'recorded ', when(fact.recordedAt),
+      h('p', {class: 'meta'}, 'held since ', when(heldAt || fact.recordedAt),
         fact.source ? [' · source ', h('code', {}, fact.source)] : null,
         ' · partition ', h('code', {}, fact.partition)),
       triple(fact),
@@ -83,20 +69,23 @@ export async function render(main, {params, stale}, ctx) {
     h('p', {class: 'hint'}, 'Quarantined facts wait here, oldest first, until an admin validates or rejects them.'),
     errors, status, list, pager);
   const after = params.get('after');
+  let nextCursor = null;
+  let renderRow = null;
 
   async function load() {
     try {
       const page = (await gql(QUEUE, {scope: ctx.scope, first: 20, after: after || null})).reviewQueue;
-      const reasons = await heldReasons(ctx.scope, page.items.map((f) => f.id));
       if (stale()) return;
       errors.replaceChildren();
       errors.classList.remove('shown');
+      nextCursor = page.nextCursor;
       const done = (item, message) => {
         item.replaceChildren(h('p', {class: 'decided', role: 'status'}, message));
         item.classList.add('done');
       };
-      list.replaceChildren(...page.items.map((f) => row(f, reasons.get(f.id), ctx.scope, done)));
-      if (!page.items.length) list.append(h('li', {class: 'empty'}, notice('Nothing waits for review.')));
+      renderRow = (held) => row(held, ctx.scope, done);
+      list.replaceChildren(...page.held.map(renderRow));
+      if (!page.held.length) list.append(h('li', {class: 'empty'}, notice('Nothing waits for review.')));
       pager.replaceChildren();
       if (after) pager.append(h('a', {class: 'button', href: '#/review'}, 'First page'));
       if (page.nextCursor) {
@@ -110,13 +99,26 @@ export async function render(main, {params, stale}, ctx) {
   }
   list.append(h('li', {}, notice('Loading…')));
   await load();
-  if (stale()) return undefined;
-  return liveQueue(ctx, () => {
-    // Reload unless someone is mid-decision (typing a reason): their form must not vanish.
-    if (list.querySelector('form[aria-busy]') || list.contains(document.activeElement)) {
-      status.textContent = 'The queue changed; it refreshes when you are done.';
+  if (stale() || !renderRow) return undefined;  // refused: nothing to keep live
+  return liveQueue(ctx, (change) => {
+    if (change.__typename === 'EventsDropped') {
+      status.textContent = 'Some queue changes were missed; reload to see the queue as it is.';
       return;
     }
-    load();
+    const item = list.querySelector(`li.review-item[data-fact-id="${CSS.escape(change.factId)}"]`);
+    if (change.queue === 'ENTERED' && change.fact && !item && !nextCursor) {
+      // Oldest first: a newly held fact joins the end of the last page.
+      const empty = list.querySelector('li.empty');
+      if (empty) empty.remove();
+      const row = renderRow({fact: change.fact, reason: change.reason, heldAt: change.at});
+      row.classList.add('arrived');
+      list.append(row);
+      status.textContent = `Newly held: "${change.fact.text}"`;
+    } else if (change.queue === 'LEFT' && item && !item.classList.contains('done')
+        && !item.querySelector('form[aria-busy]')) {
+      item.replaceChildren(h('p', {class: 'decided', role: 'status'},
+        `Decided elsewhere: ${change.action.toLowerCase()} by ${change.actor} (${change.reason}).`));
+      item.classList.add('done');
+    }
   }, status);
 }

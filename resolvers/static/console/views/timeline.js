@@ -89,15 +89,28 @@ export async function render(main, {params, stale}, ctx) {
   });
   if (stale() || after) return undefined;
   // Only the first page grows live; later pages stay as they were asked for.
-  return liveWrites(ctx, (fact) => {
-    if (fact.status !== 'ACTIVE' || shown.has(fact.id)) return;
+  return liveWrites(ctx, (change) => {
+    if (change.__typename === 'EventsDropped') {
+      live.textContent = `${change.count} live updates were missed; reload to see everything.`;
+      return;
+    }
+    const fact = change.fact;
+    if (!fact) return;
+    if (fact.status !== 'ACTIVE') {
+      // A shown fact that was superseded or forgotten: say so where it stands.
+      const card = list.querySelector(`[data-fact-id="${CSS.escape(fact.id)}"]`);
+      if (card) card.closest('li').replaceChildren(factSummary(fact));
+      return;
+    }
+    if (shown.has(fact.id)) return;
     if (vars.partition && fact.partition !== vars.partition) return;
     if (vars.sessionId && fact.sessionId !== vars.sessionId) return;
     if (vars.since && fact.validFrom < vars.since) return;
     if (vars.until && fact.validFrom > vars.until) return;
     shown.add(fact.id);
-    const row = h('li', {class: 'arrived'}, factSummary(fact));
-    list.prepend(row);
-    live.textContent = `New: "${fact.text}"`;
+    const empty = list.querySelector('li > .notice');
+    if (empty) empty.parentElement.remove();
+    list.prepend(h('li', {class: 'arrived'}, factSummary(fact)));
+    live.textContent = `New from ${change.actor}: "${fact.text}"`;
   }, live);
 }
