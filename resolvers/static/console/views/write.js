@@ -65,9 +65,9 @@ export async function render(main, {params, stale}, ctx) {
     h('div', {class: 'actions'}, h('button', {type: 'submit', class: 'primary'}, old ? 'Supersede' : 'Remember')),
     errors);
   const outcome = h('section', {class: 'outcome', 'aria-live': 'polite', 'aria-label': 'What the pipeline decided'});
-  main.append(h('h1', {}, old ? 'Supersede a fact' : 'Remember a fact'),
-    old ? h('div', {class: 'panel'}, h('p', {class: 'hint'}, 'Replacing:'), factSummary(old)) : null,
-    form, outcome);
+  main.append(h('h1', {}, old ? 'Supersede a fact' : 'Remember a fact'));
+  if (old) main.append(h('div', {class: 'panel'}, h('p', {class: 'hint'}, 'Replacing:'), factSummary(old)));
+  main.append(form, outcome);
   form.elements.text.focus();
 
   form.addEventListener('submit', async (event) => {
@@ -94,7 +94,7 @@ export async function render(main, {params, stale}, ctx) {
           factSummary(data.fact),
           data.matched ? h('div', {class: 'matched'}, h('p', {class: 'hint'}, 'Matched (as it was before this decision):'), factSummary(data.matched)) : null,
           chain.length > 1 ? [h('h3', {}, 'The chain now'), chainTimeline(chain, data.fact.id)] : null);
-        if (!old) { form.elements.text.value = ''; }
+        if (!old) form.reset();
         outcome.querySelector('h2').setAttribute('tabindex', '-1');
         outcome.querySelector('h2').focus();
       } catch (err) {
