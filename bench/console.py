@@ -6,7 +6,8 @@ scope is kept for the next run unless --drop is given. Serves the app with uvico
 loopback and drives Debian's headless chromium (tests/browser.py). Each measurement runs in
 the page: from setting the address (#/search?q=... or #/timeline...) until the first page of
 results is in the document, so it includes the GraphQL round trip, JSON parsing and building
-the DOM. Every search asks a new question (no query-embedding cache hits).
+the DOM; the part spent in /graphql requests (Resource Timing) is reported beside it, so
+the page's own cost shows. Every search asks a new question (no query-embedding cache hits).
 
     .venv/bin/python bench/console.py                     # 100,000 facts
     .venv/bin/python bench/console.py --facts 20000 --repeat 10
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -44,18 +46,24 @@ MEASURE = """(async () => {
   const done = () => document.querySelectorAll(%s).length > 0
     && !/Loading…|Searching…/.test(document.querySelector('main').innerText);
   while (!done()) {
-    if (performance.now() - t0 > 30000) return -1;
+    if (performance.now() - t0 > 30000) return [-1, 0];
     await new Promise(r => setTimeout(r, 1));
   }
-  return performance.now() - t0;
+  const total = performance.now() - t0;
+  const api = performance.getEntriesByType('resource')
+    .filter(e => e.name.endsWith('/graphql') && e.startTime >= t0)
+    .reduce((sum, e) => sum + e.duration, 0);
+  performance.clearResourceTimings();
+  return [total, api];
 })()"""
 
 
-def measure(page: Page, fragment: str, rows: str) -> float:
-    ms = float(page.js(MEASURE % (json.dumps(fragment), json.dumps(rows))))
-    if ms < 0:
+def measure(page: Page, fragment: str, rows: str) -> tuple[float, float]:
+    """(ms until the first page shows, ms of it spent in /graphql requests)."""
+    total, api = page.js(MEASURE % (json.dumps(fragment), json.dumps(rows)))
+    if total < 0:
         raise RuntimeError(f"{fragment} showed no results within 30 s")
-    return ms
+    return float(total), float(api)
 
 
 def summary(samples: list[float]) -> dict[str, float]:
@@ -104,7 +112,7 @@ def main() -> int:
         # One unmeasured round of each, so the first sample is not the JIT's and pool's.
         measure(page, "#/timeline", "ol.timeline .fact-card")
         measure(page, f"#/search?q={quote(queries.next())}", ".hits .hit")
-        cases: dict[str, Callable[[], float]] = {
+        cases: dict[str, Callable[[], tuple[float, float]]] = {
             "timeline, first page (20 facts)": lambda: measure(
                 page, "#/timeline", "ol.timeline .fact-card"
             ),
@@ -113,7 +121,12 @@ def main() -> int:
             ),
         }
         for name, run in cases.items():
-            results[name] = summary([run() for _ in range(args.repeat)])
+            samples = [run() for _ in range(args.repeat)]
+            results[name] = {
+                "shown": summary([total for total, _ in samples]),
+                "in_graphql_requests": summary([api for _, api in samples]),
+                "in_the_page": summary([total - api for total, api in samples]),
+            }
         assert page.errors() == [], page.errors()
     if args.drop:
         delete_scope(memory.db, scope)
@@ -122,6 +135,7 @@ def main() -> int:
         "facts_in_scope": count,
         "repeat": args.repeat,
         "browser": "Debian chromium, headless, 1280x900",
+        "load_average": [round(x, 1) for x in os.getloadavg()],
         "cases": results,
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }

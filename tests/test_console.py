@@ -304,7 +304,7 @@ def test_timeline_pages_newest_first_and_narrows_by_session(
     page.fill("input[name=sessionId]", "s1")
     page.press("Enter")
     page.wait("location.hash.includes('sessionId=s1')", "the narrowed address")
-    loaded(page)
+    page.wait_for("ol.timeline li:first-child", "Step 23 of the migration")
     texts = page.texts("ol.timeline .fact-text")
     assert len(texts) == 12 and all(int(t.split()[1]) % 2 == 1 for t in texts)
 
