@@ -429,3 +429,23 @@ def test_timeline_and_review_queue_update_live_when_an_agent_writes(
         review.wait_for(f"li[data-fact-id='{held}'] .decided", "Decided elsewhere")
         timeline.wait_for("ol.timeline li:first-child", "wire money")
         assert timeline.errors() == [] and review.errors() == []
+
+
+def test_a_search_can_be_done_and_a_hit_opened_with_the_keyboard_alone(
+    page: Page, server_url: str, memory: Memory, scope: str
+) -> None:
+    fact = remember(memory, scope, text="Gina keeps the spare key under the blue pot")
+    open_console(page, server_url, scope)
+    page.go_hash("#/search")
+    page.wait("document.activeElement && document.activeElement.name === 'query'", "focus")
+    page.call("Input.insertText", text="spare key")
+    page.press("Enter")
+    page.wait_for(".hits", "Gina keeps the spare key")
+    link = f"#/fact/{fact}"
+    for _ in range(40):  # Tab through the page until the hit's link has the focus
+        if page.js("document.activeElement.getAttribute('href')") == link:
+            break
+        page.press("Tab")
+    assert page.js("document.activeElement.getAttribute('href')") == link
+    page.press("Enter")
+    page.wait_for(".fact-head .fact-text", "Gina keeps the spare key under the blue pot")
