@@ -80,7 +80,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--facts", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=38)
-    parser.add_argument("--pool", type=int, default=2000, help="distinct embedded sentences")
+    parser.add_argument(
+        "--pool", type=int, default=None, help="distinct embedded sentences (facts / 30)"
+    )
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--drop", action="store_true", help="delete the scope afterwards")
     args = parser.parse_args()
@@ -92,7 +94,8 @@ def main() -> int:
     memory = Memory.connect(Settings.from_env())
     scope = f"bench-console-{args.facts}-{args.seed}"
     if fact_count(memory, scope) < args.facts:
-        pool = core_pool(args.seed, args.pool)
+        # Each sentence takes one of DETAILS clauses: the pool must hold facts / 40 of them.
+        pool = core_pool(args.seed, args.pool or max(2000, args.facts // 30))
         vectors = pool_vectors(memory.embedder, pool, memory.settings.home / "bench-cache")
         started = time.perf_counter()
         seed_scope(memory, scope, fact_rows(args.seed, args.facts, pool, vectors))
