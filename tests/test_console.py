@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 
@@ -449,3 +450,18 @@ def test_a_search_can_be_done_and_a_hit_opened_with_the_keyboard_alone(
     assert page.js("document.activeElement.getAttribute('href')") == link
     page.press("Enter")
     page.wait_for(".fact-head .fact-text", "Gina keeps the spare key under the blue pot")
+
+
+def test_the_page_itself_needs_no_key_and_may_only_talk_to_its_own_origin(
+    secured: tuple[Starlette, str],
+) -> None:
+    """The page holds no data: a browser must get it before it has a key to send."""
+    with httpx.Client(base_url=secured[1], timeout=30) as client:
+        page = client.get("/console")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        policy = page.headers["content-security-policy"]
+        assert "script-src 'self'" in policy and "connect-src 'self'" in policy
+        script = client.get("/console/assets/app.js")
+        assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+        data = client.post("/graphql", json={"query": "{ health { ok } }"})
+        assert data.status_code == 401  # the API behind it still wants a key
