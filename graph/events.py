@@ -11,7 +11,8 @@ than trust a partial picture. Publishing costs a lock per subscriber of the scop
 wake-up handed to the subscriber's event loop; it never blocks on the subscriber.
 
 The bus is in-process: a service with several replicas has one bus per replica, and a
-subscriber sees the writes its own replica served. Bulk imports (graph/bulk) publish nothing.
+subscriber sees the writes its own replica served. The fast path of bulk imports (graph/bulk)
+publishes nothing; the full-pipeline import goes through `Memory` and publishes each change.
 """
 
 from __future__ import annotations
@@ -131,10 +132,13 @@ class Subscription:
         self._wake_pending = False
         self.closed = False
 
-    def offer(self, change: FactChange) -> None:
-        """Queue `change` if accepted and there is room, else count it; from any thread."""
+    def offer(self, change: FactChange) -> bool:
+        """Queue `change` if accepted and there is room, else count it; from any thread.
+
+        True when the subscriber must be woken (`wake`, on its loop): it was waiting.
+        """
         if self.closed or not self.accept(change):
-            return
+            return False
         with self._lock:
             if self._queued >= self.size:
                 self.dropped += 1
@@ -147,12 +151,13 @@ class Subscription:
                 self._items.append(change)
                 self._queued += 1
             if self._wake_pending:
-                return
+                return False
             self._wake_pending = True
-        try:
-            self.loop.call_soon_threadsafe(self._ready.set)
-        except RuntimeError:  # the subscriber's loop is closed: nobody is listening
-            self.close()
+        return True
+
+    def wake(self) -> None:
+        """On the subscriber's loop: let `next_event` look again."""
+        self._ready.set()
 
     async def next_event(self) -> FactChange | Dropped:
         """The next change (or gap marker), waiting for one."""
@@ -223,9 +228,21 @@ class EventBus:
             self._count -= 1
 
     def publish(self, change: FactChange) -> None:
-        """Hand `change` to every subscription of its scope; never waits for any of them."""
+        """Hand `change` to every subscription of its scope; never waits for any of them.
+
+        Waiting subscribers are woken with one call per event loop, not one per subscriber:
+        each `call_soon_threadsafe` writes to the loop's self-pipe (a system call).
+        """
+        waiting: dict[asyncio.AbstractEventLoop, list[Subscription]] = {}
         for subscription in self._by_scope.get(change.scope, ()):
-            subscription.offer(change)
+            if subscription.offer(change):
+                waiting.setdefault(subscription.loop, []).append(subscription)
+        for loop, subscriptions in waiting.items():
+            try:
+                loop.call_soon_threadsafe(_wake, subscriptions)
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                for subscription in subscriptions:
+                    subscription.close()
 
     def subscriptions(self, scope: str) -> tuple[Subscription, ...]:
         return self._by_scope.get(scope, ())
@@ -234,3 +251,8 @@ class EventBus:
         if scope is None:
             return self._count
         return len(self._by_scope.get(scope, ()))
+
+
+def _wake(subscriptions: list[Subscription]) -> None:
+    for subscription in subscriptions:
+        subscription.wake()

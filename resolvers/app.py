@@ -1,13 +1,14 @@
-"""The Starlette application: GraphQL at /graphql (GraphiQL in a browser), REST under /api/,
-MCP at /mcp, the console for people at /console, /healthz, /metrics.
+"""The Starlette application: GraphQL at /graphql (GraphiQL in a browser, subscriptions over a
+WebSocket: resolvers/subscriptions.py), REST under /api/, MCP at /mcp, the console for people
+at /console, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
 Every request passes the same middlewares: CORS for the configured origins (resolvers/cors.py),
-then (resolvers/observe.py) request id and access log,
-body-size limit, admission control (resolvers/admission.py), API-key check, and the bookmark
-round trip that gives read-your-writes across replicas (resolvers/bookmarks.py);
-`app.state.gate` says whether keys are required.
+request id and access log, body-size limit (resolvers/observe.py), admission control
+(resolvers/admission.py), API-key check, and the bookmark round trip that gives read-your-writes
+across replicas (resolvers/bookmarks.py); `app.state.gate` says whether keys are required.
+WebSockets pass these by: their key is checked at connection_init instead.
 """
 
 from __future__ import annotations

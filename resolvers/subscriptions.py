@@ -23,10 +23,12 @@ from datetime import datetime
 from typing import Annotated, Any, cast
 
 import strawberry
+from cross_web import HTTPException
 from graphql import GraphQLError, OperationType, get_operation_ast, parse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.http import GraphQLRequestData
 from strawberry.subscriptions.protocols.graphql_transport_ws.handlers import (
     BaseGraphQLTransportWSHandler,
 )
@@ -231,6 +233,19 @@ class SubscriptionsOnly(BaseGraphQLTransportWSHandler[Any, Any]):
         await super().handle_subscribe(message)
 
 
+def _is_subscription(data: GraphQLRequestData) -> bool:
+    """Whether an HTTP request's operation is a subscription; parses only documents that
+    contain the word (the parse result is not kept, so ordinary requests pay nothing)."""
+    if not isinstance(data.query, str) or "subscription" not in data.query:
+        return False
+    try:
+        document = parse(data.query, max_tokens=MAX_TOKENS)
+        operation = get_operation_ast(document, data.operation_name)
+    except Exception:
+        return False
+    return operation is not None and operation.operation is OperationType.SUBSCRIPTION
+
+
 def _is_query_or_mutation(message: SubscribeMessage) -> bool:
     try:
         payload = message["payload"]
@@ -241,11 +256,37 @@ def _is_query_or_mutation(message: SubscribeMessage) -> bool:
     return operation is not None and operation.operation is not OperationType.SUBSCRIPTION
 
 
+ONLY_OVER_SOCKETS = (
+    "subscriptions are served over a WebSocket at /graphql (protocol graphql-transport-ws), "
+    "not over HTTP"
+)
+
+
 class LiveGraphQL(GuardedGraphQL):
     """The /graphql view with its WebSocket side: keys checked at connection_init, and
-    subscriptions only."""
+    subscriptions only; and subscriptions over the socket only.
+
+    Over HTTP strawberry would run a subscription as a query (an internal error) or stream it
+    as multipart (holding an admission slot for as long as the client listens): refused with
+    400 instead.
+    """
 
     graphql_transport_ws_handler_class = SubscriptionsOnly
+
+    async def execute_operation(
+        self,
+        request: Any,
+        request_adapter: Any,
+        request_data: Any,
+        context: Any,
+        root_value: Any,
+        sub_response: Any,
+    ) -> Any:
+        if isinstance(request_data, GraphQLRequestData) and _is_subscription(request_data):
+            raise HTTPException(400, ONLY_OVER_SOCKETS)
+        return await super().execute_operation(
+            request, request_adapter, request_data, context, root_value, sub_response
+        )
 
     async def on_ws_connect(self, context: dict[str, Any]) -> UnsetType | dict[str, object] | None:
         await authenticate_socket(context)
