@@ -85,6 +85,11 @@ def main() -> int:
     )
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--drop", action="store_true", help="delete the scope afterwards")
+    parser.add_argument(
+        "--no-seed",
+        action="store_true",
+        help="measure the scope as it is (an interrupted seeding: its facts_in_scope says how many)",
+    )
     args = parser.parse_args()
     binary = find_chromium()
     if binary is None:
@@ -93,7 +98,7 @@ def main() -> int:
 
     memory = Memory.connect(Settings.from_env())
     scope = f"bench-console-{args.facts}-{args.seed}"
-    if fact_count(memory, scope) < args.facts:
+    if fact_count(memory, scope) < args.facts and not args.no_seed:
         # Each sentence takes one of DETAILS clauses: the pool must hold facts / 40 of them.
         pool = core_pool(args.seed, args.pool or max(2000, args.facts // 30))
         vectors = pool_vectors(memory.embedder, pool, memory.settings.home / "bench-cache")
