@@ -88,7 +88,7 @@ def main() -> int:
     parser.add_argument(
         "--no-seed",
         action="store_true",
-        help="measure the scope as it is (an interrupted seeding: its facts_in_scope says how many)",
+        help="measure the scope as it is (after an interrupted seeding: see facts_in_scope)",
     )
     args = parser.parse_args()
     binary = find_chromium()
