@@ -1,5 +1,6 @@
 """The Starlette application: GraphQL at /graphql (GraphiQL in a browser, subscriptions over a
-WebSocket: resolvers/subscriptions.py), REST under /api/, MCP at /mcp, /healthz, /metrics.
+WebSocket: resolvers/subscriptions.py), REST under /api/, MCP at /mcp, the console for people
+at /console, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
@@ -36,7 +37,7 @@ from graph.config import Settings
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
-from resolvers import browser_assets, rest, rest_memories
+from resolvers import browser_assets, console, rest, rest_memories
 from resolvers.admission import Admission
 from resolvers.bookmarks import CausalConsistency
 from resolvers.context import Gate, memory_of
@@ -167,6 +168,7 @@ def create_app(
         Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
         assets_route(),
         *browser_assets.routes,
+        *console.routes,
         *rest.routes,
         *rest_memories.routes,
     ]

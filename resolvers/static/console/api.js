@@ -1,0 +1,99 @@
+// The console's only way to the data: POST /graphql, as any other frontend would.
+// The API key lives in sessionStorage only (gone when the tab closes).
+
+const KEY = 'factgraph.console.key';
+const SCOPE = 'factgraph.console.scope';
+
+export const session = {
+  get key() { return sessionStorage.getItem(KEY) || ''; },
+  set key(value) {
+    if (value) sessionStorage.setItem(KEY, value); else sessionStorage.removeItem(KEY);
+  },
+  get scope() { return sessionStorage.getItem(SCOPE) || 'default'; },
+  set scope(value) { sessionStorage.setItem(SCOPE, value || 'default'); },
+};
+
+/** One or more GraphQL errors, each in words, with the input field it names (if any). */
+export class ApiError extends Error {
+  constructor(problems) {
+    super(problems.map((p) => p.message).join('; '));
+    this.problems = problems;
+  }
+}
+
+function describe(error) {
+  const ext = error.extensions || {};
+  const field = typeof ext.field === 'string' ? ext.field : null;
+  const code = typeof ext.code === 'string' ? ext.code : null;
+  let message = String(error.message || 'unknown error');
+  if (field && !message.toLowerCase().includes(field.toLowerCase())) {
+    message = `${field}: ${message}`;
+  }
+  return {message, field, code};
+}
+
+function headers() {
+  const out = {'Content-Type': 'application/json', Accept: 'application/json'};
+  const key = session.key;
+  if (key) out.Authorization = `Bearer ${key}`;
+  return out;
+}
+
+/** Run a query or mutation; resolves to `data`, rejects with an ApiError in words. */
+export async function gql(query, variables = {}) {
+  let response;
+  try {
+    response = await fetch('/graphql', {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({query, variables}),
+      credentials: 'omit',
+    });
+  } catch (err) {
+    throw new ApiError([{message: `Could not reach the service (${err.message}).`}]);
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch {
+    throw new ApiError([{message: `The service answered HTTP ${response.status} ` +
+      `(${response.statusText || 'no reason given'}) without a GraphQL answer.`}]);
+  }
+  if (body && Array.isArray(body.errors) && body.errors.length) {
+    throw new ApiError(body.errors.map(describe));
+  }
+  if (!response.ok || !body || !body.data) {
+    throw new ApiError([{message: `The service answered HTTP ${response.status}.`}]);
+  }
+  return body.data;
+}
+
+/** The fields of a Fact every view shows. */
+export const FACT = `id scope partition text subject predicate object tags importance source
+  sessionId turn status validFrom validTo recordedAt expiredAt metadata`;
+
+/**
+ * Several facts by id in one request (aliases over `history`, which a reader may call and
+ * which keeps retired rows): id -> fact, unknown ids left out. With `chains`, every row of
+ * each fact's supersede chain is included too (id -> [fact, id of the fact asked for]).
+ */
+export async function factsByIds(scope, ids, {chains = false} = {}) {
+  const unique = [...new Set(ids)].slice(0, 100);
+  if (!unique.length) return new Map();
+  const decls = unique.map((_, i) => `$id${i}: ID!`).join(', ');
+  const fields = unique.map((_, i) => `f${i}: history(scope: $scope, id: $id${i}) { ${FACT} }`).join('\n');
+  const variables = {scope};
+  unique.forEach((id, i) => { variables[`id${i}`] = id; });
+  const data = await gql(`query ConsoleFacts($scope: String!, ${decls}) { ${fields} }`, variables);
+  const out = new Map();
+  unique.forEach((id, i) => {
+    const rows = data[`f${i}`] || [];
+    if (chains) {
+      for (const row of rows) if (!out.has(row.id)) out.set(row.id, [row, id]);
+      return;
+    }
+    const row = rows.find((f) => f.id === id);
+    if (row) out.set(id, row);
+  });
+  return out;
+}
