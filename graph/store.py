@@ -80,6 +80,8 @@ def fact_properties(
         "recorded_at": fact.recorded_at or now,
         "expired_at": None,
         "updated_at": now,
+        # The consolidation queue (graph/consolidation/): every live fact written is queued.
+        "consolidation_queued_at": now if live else None,
     }
 
 

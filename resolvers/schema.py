@@ -11,6 +11,7 @@ from strawberry.tools import merge_types
 
 from resolvers.bookmarks import BookmarkExtension
 from resolvers.browse import BrowseMutation, BrowseQuery
+from resolvers.consolidation import ConsolidationMutation, ConsolidationQuery
 from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
@@ -19,8 +20,11 @@ from resolvers.observe import HttpStatus, observe_top_level
 from resolvers.recall import RecallQuery
 from resolvers.search import SearchQuery
 
-Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery))
-Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
+Query = merge_types(
+    "Query",
+    (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery, ConsolidationQuery),
+)
+Mutation = merge_types("Mutation", (FactMutation, BrowseMutation, ConsolidationMutation))
 observe_top_level(Query, Mutation)
 
 schema = strawberry.Schema(
