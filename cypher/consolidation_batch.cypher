@@ -5,6 +5,7 @@ MATCH (f:Fact)
 WHERE f.scope = $scope AND f.consolidation_queued_at IS NOT NULL
 WITH f ORDER BY f.consolidation_queued_at, f.id LIMIT $limit
 RETURN f.id AS id, f.text AS text, f.index_text AS index_text, f.status AS status, f.embedder AS embedder,
+       f.source AS source, f.session_id AS session_id, f.turn AS turn,
        f.consolidation_suffix AS suffix, toString(f.valid_from) AS valid_from,
        toString(f.consolidation_queued_at) AS queued_at,
        [(f)-[:MENTIONS]->(e:Entity) | e.canonical] AS linked

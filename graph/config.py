@@ -227,6 +227,13 @@ class ConsolidationSettings:
     idle_seconds: float = 2.0  # the pause between looks at an empty queue
     # Health reports the worker stalled when work is queued and no batch finished for this long.
     stall_seconds: float = 300.0
+    # The LLM enrichers: only with FACTGRAPH_LLM_BASE_URL set, and off unless turned on (they
+    # call the model once per turn each and have no measurement here to make them a default).
+    extract: bool = False  # FACTGRAPH_CONSOLIDATE_EXTRACT: atomic facts drawn from turns
+    situate: bool = False  # FACTGRAPH_CONSOLIDATE_CONTEXT: a situating line per turn
+    # Sources whose synthesised facts go live at once; from any other source they are
+    # quarantined for the validation workflow (FACTGRAPH_CONSOLIDATE_TRUSTED_SOURCES).
+    trusted_sources: frozenset[str] = frozenset()
 
     @classmethod
     def from_env(cls) -> ConsolidationSettings:
@@ -245,6 +252,9 @@ class ConsolidationSettings:
             cpu_share=share,
             idle_seconds=max(0.05, _env_float("FACTGRAPH_CONSOLIDATE_IDLE", 2.0)),
             stall_seconds=max(1.0, _env_float("FACTGRAPH_CONSOLIDATE_STALL", 300.0)),
+            extract=_env_bool("FACTGRAPH_CONSOLIDATE_EXTRACT", False),
+            situate=_env_bool("FACTGRAPH_CONSOLIDATE_CONTEXT", False),
+            trusted_sources=_env_set("FACTGRAPH_CONSOLIDATE_TRUSTED_SOURCES", ()),
         )
 
 

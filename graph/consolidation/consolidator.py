@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -26,8 +26,10 @@ from graph import metrics
 from graph.config import ConsolidationSettings
 from graph.consolidation import mentions as mentions_mod
 from graph.consolidation import temporal
-from graph.errors import Conflict, NotFound
-from graph.facts import read_time
+from graph.consolidation.llm_enrichers import WINDOW, EnrichmentFailed, LLMEnrichers, Turn
+from graph.errors import Conflict, FactgraphError, NotFound
+from graph.facts import FactInput, read_time
+from graph.recall.llm import ChatClient
 from graph.validation import check_scope
 
 if TYPE_CHECKING:
@@ -89,14 +91,25 @@ class Consolidator:
         settings: ConsolidationSettings | None = None,
         *,
         clock: Callable[[], datetime] | None = None,
+        llm: LLMEnrichers | None = None,
     ) -> None:
         self.memory = memory
         self.settings = settings or memory.settings.consolidation
         self.clock = clock or memory.clock
+        wanted = self.settings.extract or self.settings.situate
+        if llm is None and wanted and memory.settings.llm.configured:
+            llm = LLMEnrichers(ChatClient(memory.settings.llm))
+        self.llm = llm if wanted else None
+
+    def close(self) -> None:
+        if self.llm is not None:
+            self.llm.close()
 
     @property
     def enrichers(self) -> tuple[str, ...]:
         on = [("time", self.settings.time), ("mentions", self.settings.mentions)]
+        if self.llm is not None:
+            on += [("extract", self.settings.extract), ("context", self.settings.situate)]
         names = [name for name, enabled in on if enabled]
         if self.settings.expiry != "off":
             names.append(f"expiry:{self.settings.expiry}")
@@ -138,7 +151,7 @@ class Consolidator:
         if not rows:
             return 0
         finder = self._finder(scope) if self.settings.mentions else None
-        planned = [self._plan(dict(r), finder) for r in rows]
+        planned = [self._plan(dict(r), finder, *self._with_llm(scope, dict(r))) for r in rows]
         texts = [p.text_for_vector for p in planned if p.text_for_vector is not None]
         vectors = iter(self.memory.embedder.embed(texts)) if texts else iter(())
         for p in planned:
@@ -229,7 +242,73 @@ class Consolidator:
             for r in records
         )
 
-    def _plan(self, r: dict[str, Any], finder: mentions_mod.MentionFinder | None) -> _Planned:
+    def _with_llm(self, scope: str, r: dict[str, Any]) -> tuple[list[str], list[str], list[str]]:
+        """The LLM enrichers on one queued turn: (index notes, what was extracted, failures).
+
+        Extracted facts are written here, each in its own transaction with its DERIVED_FROM
+        links (a kill before the batch commits leaves the turn queued; the next run's
+        extraction then meets its own facts in exact dedup).
+        """
+        if (
+            self.llm is None
+            or r["status"] not in LIVE
+            or r["source"] == ACTOR
+            or r["session_id"] is None
+            or r["turn"] is None
+        ):
+            return [], [], []
+        records = self.memory.db.read(
+            "consolidation_window",
+            {"scope": scope, "session_id": r["session_id"], "turn": r["turn"], "before": WINDOW},
+        )
+        window = [Turn(x["id"], x["text"], x["turn"]) for x in records]
+        if not window or window[-1].id != r["id"]:
+            window = [*[t for t in window if t.id != r["id"]], Turn(r["id"], r["text"], r["turn"])]
+        notes: list[str] = []
+        done: list[str] = []
+        failures: list[str] = []
+        if self.settings.situate:
+            try:
+                notes.append("context: " + self.llm.situate(window))
+            except EnrichmentFailed as exc:
+                failures.append(str(exc))
+        if self.settings.extract:
+            try:
+                found = self.llm.extract(window)
+            except EnrichmentFailed as exc:
+                failures.append(str(exc))
+                found = []
+            trusted = (r["source"] or "").casefold() in self.settings.trusted_sources
+            for item in found:
+                try:
+                    decision = self.memory.remember_with_decision(
+                        scope,
+                        FactInput(
+                            text=item.text,
+                            subject=item.subject,
+                            predicate=item.predicate,
+                            object=item.object,
+                            source=ACTOR,
+                            trusted=trusted,
+                            valid_from=read_time(r["valid_from"]),
+                        ),
+                        actor=ACTOR,
+                        derived_from=item.sources,
+                    )
+                except FactgraphError as exc:
+                    failures.append(f"extraction: {item.text[:80]!r} not written: {exc}")
+                    continue
+                done.append(f"{decision.kind.value} {decision.fact.id}")
+        return notes, done, failures
+
+    def _plan(
+        self,
+        r: dict[str, Any],
+        finder: mentions_mod.MentionFinder | None,
+        llm_notes: Sequence[str] = (),
+        extracted: Sequence[str] = (),
+        failures: Sequence[str] = (),
+    ) -> _Planned:
         index_text: str = r["index_text"] or r["text"]
         old_suffix: str = r["suffix"] or ""
         base = index_text
@@ -243,6 +322,16 @@ class Consolidator:
             "suffix": "",
             "mentions": [],
             "embedding": None,
+            "failures": [
+                {
+                    "audit_id": str(
+                        uuid.uuid5(_AUDIT_NAMESPACE, f"{r['id']}\x1f{r['queued_at']}\x1f{n}")
+                    ),
+                    "reason": reason,
+                }
+                for n, reason in enumerate(failures)
+            ],
+            "error": "; ".join(failures) or None,
         }
         if r["status"] not in LIVE:
             row["reason"] = f"{r['status']}: taken off the queue without enrichment"
@@ -255,6 +344,7 @@ class Consolidator:
                 notes = temporal.resolve(r["text"], valid_from)
                 if notes:
                     parts.append("time: " + "; ".join(notes))
+        notes = [*notes, *llm_notes]
         suffix = f" [{'; '.join(notes)}]" if notes else ""
         new_text = base + suffix
         vector_text: str | None = None
@@ -268,6 +358,12 @@ class Consolidator:
             if found:
                 row["mentions"] = found
                 parts.append("mentions: " + ", ".join(found))
+        if llm_notes:
+            parts.append("; ".join(llm_notes))
+        if extracted:
+            parts.append("extracted: " + ", ".join(extracted))
+        if failures:
+            parts.append(f"{len(failures)} failed (see consolidate_failed)")
         row["reason"] = "; ".join(parts) if parts else "nothing to add"
         return _Planned(row, vector_text)
 

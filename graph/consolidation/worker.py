@@ -70,10 +70,14 @@ class BackgroundConsolidator:
     def start_for(cls, memory: Memory) -> BackgroundConsolidator:
         worker = cls(Consolidator(memory))
         _running[memory] = worker
-        worker._thread.start()
+        worker.start()
         enrichers = ",".join(worker.consolidator.enrichers)
         log.info("consolidator started", extra={"enrichers": enrichers})
         return worker
+
+    def start(self) -> None:
+        """Start the thread (unregistered: health does not see it; `start_for` registers)."""
+        self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> None:
         """Ask the thread to finish its batch and wait for it (a batch is never cut short)."""
