@@ -56,7 +56,10 @@ def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
         def progress(scope: str, done: int) -> None:
             print(f"consolidated {done} facts of {scope!r}", flush=True)
 
-        summary = consolidator.run(args.scope, on_batch=progress)
+        try:
+            summary = consolidator.run(args.scope, on_batch=progress)
+        finally:
+            consolidator.close()
         print(
             f"done: {summary.facts} facts in {summary.batches} batches, "
             f"{summary.expired} expired, {summary.rate:.1f} facts/s "

@@ -84,6 +84,8 @@ class BackgroundConsolidator:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout)
+        if not self._thread.is_alive():
+            self.consolidator.close()
         for memory, worker in list(_running.items()):
             if worker is self:
                 del _running[memory]
