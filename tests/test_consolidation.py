@@ -378,3 +378,26 @@ def test_a_worker_killed_mid_batch_finishes_after_a_restart_with_nothing_lost_or
         assert audit_kinds(memory, scope, fact_id).count("consolidate") == 1, fact_id
         text = stored(memory.db, scope, fact_id)["index_text"]
         assert text.count("[yesterday = 7 May 2023]") == 1, text
+
+
+# -- factgraph serve ---------------------------------------------------------------------
+@pytest.mark.parametrize("on", [True, False])
+def test_serve_runs_the_worker_by_default_and_not_when_turned_off(
+    settings: Settings, on: bool
+) -> None:
+    from starlette.testclient import TestClient
+
+    from resolvers.app import create_app
+
+    consolidation = dataclasses.replace(settings.consolidation, worker=on)
+    app = create_app(
+        settings=settings.with_overrides(warmup="off", consolidation=consolidation),
+        require_auth=False,
+    )
+    with TestClient(app) as client:
+        health = client.get("/healthz").json()
+    if on:
+        assert health["consolidation"]["running"] is True
+        assert health["consolidation"]["stalled"] is False
+    else:
+        assert health["consolidation"] is None
