@@ -317,7 +317,7 @@ def test_graphql_shows_a_scopes_queue_and_queues_it_again(
     )["consolidation"]
     assert status["queued"] == 2 and status["scope"] == scope
     assert status["oldestQueuedAt"] is not None and status["lagSeconds"] >= 0
-    assert "time" in status["enrichers"]
+    assert status["enrichers"] == ["mentions", "expiry:forget"]  # the defaults
     assert status["workerRunning"] is False  # the suite's server runs no worker
 
     consolidator(memory).run(scope)
@@ -343,7 +343,7 @@ def test_a_worker_killed_mid_batch_finishes_after_a_restart_with_nothing_lost_or
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     run_import(memory, ImportOptions(path=path, scope=scope, fast=True, progress=False))
-    env = cli_env(settings, tmp_path / "home")
+    env = {**cli_env(settings, tmp_path / "home"), "FACTGRAPH_CONSOLIDATE_TIME": "on"}
 
     # The third batch (turns 20-29) is held mid-transaction: this test holds turn 25's lock, so
     # the worker has written turns 20-24 of it, uncommitted, when it is killed.
