@@ -43,7 +43,8 @@ from typing import Any
 
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
-from graph.config import Settings
+from graph.config import ConsolidationSettings, Settings
+from graph.consolidation import Consolidator
 from graph.memory import Memory
 from graph.search import Mode, SearchOptions
 
@@ -116,6 +117,19 @@ def load(memory: Memory, scope: str, sample: dict[str, Any], captions: bool) -> 
         print(f"  {summary.rejected} rows rejected", file=sys.stderr)
     print(f"  import timings (s): {summary.timings}", file=sys.stderr)
     return len(rows)
+
+
+def consolidate(memory: Memory, scope: str, enrichers: str) -> None:
+    """The consolidator over one conversation's scope, with only the named enrichers."""
+    names = {e.strip() for e in enrichers.split(",") if e.strip() and e.strip() != "none"}
+    unknown = names - {"time", "mentions"}
+    if unknown:
+        raise SystemExit(f"unknown enrichers: {', '.join(sorted(unknown))}")
+    settings = ConsolidationSettings(
+        time="time" in names, mentions="mentions" in names, expiry="off", batch_size=200
+    )
+    summary = Consolidator(memory, settings).run(scope)
+    print(f"  consolidated {summary.facts} facts in {summary.seconds:.1f}s ({sorted(names)})")
 
 
 def dia(fact: Any) -> str:
@@ -204,6 +218,8 @@ def search_options(args: argparse.Namespace, mode: Mode) -> SearchOptions:
         extra["passages"] = False
     if args.subject_boost is not None:
         extra["subject_boost"] = args.subject_boost
+    if args.expand_hops is not None:
+        extra["expand_hops"] = args.expand_hops
     return SearchOptions.build(
         top_k=max(KS),
         mode=mode,
@@ -238,6 +254,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-passages", action="store_true", help="search without passages")
     parser.add_argument("--subject-boost", type=float, default=None, help="0 turns it off")
+    parser.add_argument("--expand-hops", type=int, default=None, help="graph expansion (0 or 1)")
+    parser.add_argument(
+        "--consolidate",
+        default=None,
+        metavar="ENRICHERS",
+        help="run the consolidator over each conversation before asking, with these enrichers "
+        "(comma-separated: time, mentions; 'none' drains the queue adding nothing)",
+    )
     parser.add_argument("--captions", action="store_true", help="append image captions")
     parser.add_argument("--modes", default="fulltext,vector,hybrid")
     parser.add_argument("--keep", action="store_true", help="keep the scopes afterwards")
@@ -279,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{sample['sample_id']}: {n} turns loaded in {time.perf_counter() - started:.1f}s"
             )
+            if args.consolidate is not None:
+                consolidate(memory, scope, args.consolidate)
             questions = [q for q in sample["qa"] if q.get("category") in CATEGORIES]
             if args.questions:
                 questions = questions[: args.questions]
@@ -363,6 +389,8 @@ def record(
             "candidate_top_k": chosen.candidate_top_k,
             "window": args.window,
             "captions": args.captions,
+            "expand_hops": chosen.expand_hops,
+            "consolidate": args.consolidate,
         },
         "command": command(sys.argv[1:] if argv is None else argv),
         "latency": latency,

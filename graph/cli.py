@@ -241,6 +241,18 @@ def _register_keys(
 _EXTRA_COMMANDS.append(_register_keys)
 
 
+def _register_consolidate(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], handlers: dict[str, Handler]
+) -> None:
+    """consolidate (graph/consolidation/cli.py)."""
+    from graph.consolidation.cli import register
+
+    register(sub, handlers)
+
+
+_EXTRA_COMMANDS.append(_register_consolidate)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == ["cypher-shell"]:

@@ -206,6 +206,72 @@ class LLMSettings:
         )
 
 
+EXPIRY_ACTIONS = ("forget", "purge", "off")
+
+
+@dataclass(frozen=True)
+class ConsolidationSettings:
+    """The background consolidator (graph/consolidation/, docs/consolidation.md).
+
+    Writes always queue their facts; these knobs say whether `serve` works the queue and which
+    enrichers run. The defaults follow bench/results/locomo-dev.json's ablation rows.
+    """
+
+    worker: bool = True  # FACTGRAPH_CONSOLIDATE: the worker inside `factgraph serve`
+    # FACTGRAPH_CONSOLIDATE_TIME: relative dates resolved into the index text. Off by default:
+    # on LoCoMo dev it lifted temporal questions (R@10 0.891 -> 0.896) but lost more elsewhere
+    # (overall 0.813 -> 0.806, bench/results/locomo-dev.md "consolidator: time enricher").
+    time: bool = False
+    mentions: bool = True  # FACTGRAPH_CONSOLIDATE_MENTIONS: known entities' names linked
+    expiry: str = "forget"  # FACTGRAPH_CONSOLIDATE_EXPIRY: forget | purge | off
+    batch_size: int = 50  # facts per transaction (a kill loses at most one batch's work)
+    # Share of one core the worker may use: after a batch that took t seconds it sleeps
+    # t * (1 - share) / share. Its thread also runs at nice +10.
+    cpu_share: float = 0.25
+    idle_seconds: float = 2.0  # the pause between looks at an empty queue
+    # Health reports the worker stalled when work is queued and no batch finished for this long.
+    stall_seconds: float = 300.0
+    # The LLM enrichers: only with FACTGRAPH_LLM_BASE_URL set, and off unless turned on (they
+    # call the model once per turn each and have no measurement here to make them a default).
+    extract: bool = False  # FACTGRAPH_CONSOLIDATE_EXTRACT: atomic facts drawn from turns
+    situate: bool = False  # FACTGRAPH_CONSOLIDATE_CONTEXT: a situating line per turn
+    # Sources whose synthesised facts go live at once; from any other source they are
+    # quarantined for the validation workflow (FACTGRAPH_CONSOLIDATE_TRUSTED_SOURCES).
+    trusted_sources: frozenset[str] = frozenset()
+
+    @classmethod
+    def from_env(cls) -> ConsolidationSettings:
+        share = _env_float("FACTGRAPH_CONSOLIDATE_CPU_SHARE", 0.25)
+        if not 0 < share <= 1:
+            raise ValueError(f"FACTGRAPH_CONSOLIDATE_CPU_SHARE must be in (0, 1], got {share}")
+        batch = _env_int("FACTGRAPH_CONSOLIDATE_BATCH", 50)
+        if not 1 <= batch <= 1000:
+            raise ValueError(f"FACTGRAPH_CONSOLIDATE_BATCH must be 1..1000, got {batch}")
+        return cls(
+            worker=_env_bool("FACTGRAPH_CONSOLIDATE", True),
+            time=_env_bool("FACTGRAPH_CONSOLIDATE_TIME", False),
+            mentions=_env_bool("FACTGRAPH_CONSOLIDATE_MENTIONS", True),
+            expiry=_choice("FACTGRAPH_CONSOLIDATE_EXPIRY", "forget", EXPIRY_ACTIONS),
+            batch_size=batch,
+            cpu_share=share,
+            idle_seconds=max(0.05, _env_float("FACTGRAPH_CONSOLIDATE_IDLE", 2.0)),
+            stall_seconds=max(1.0, _env_float("FACTGRAPH_CONSOLIDATE_STALL", 300.0)),
+            extract=_env_bool("FACTGRAPH_CONSOLIDATE_EXTRACT", False),
+            situate=_env_bool("FACTGRAPH_CONSOLIDATE_CONTEXT", False),
+            trusted_sources=_env_set("FACTGRAPH_CONSOLIDATE_TRUSTED_SOURCES", ()),
+        )
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from None
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the service needs to know to connect, embed and serve."""
@@ -240,6 +306,7 @@ class Settings:
     contextual_indexing: str = "late-chunk"
     pipeline: PipelineSettings = field(default_factory=PipelineSettings)
     llm: LLMSettings = field(default_factory=LLMSettings)
+    consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
     # Security and operations (issue 9): see docs/operations/security.md and observability.md.
     auth: str = "auto"  # auto: keys required unless bound to loopback | required | off
     max_body_bytes: int = 1_048_576
@@ -312,6 +379,7 @@ class Settings:
             contextual_indexing=indexing,
             pipeline=PipelineSettings.from_env(),
             llm=LLMSettings.from_env(),
+            consolidation=ConsolidationSettings.from_env(),
             auth=_choice("FACTGRAPH_AUTH", "auto", ("auto", "required", "off")),
             max_body_bytes=_env_int("FACTGRAPH_MAX_BODY_BYTES", 1_048_576),
             log_format=_choice("FACTGRAPH_LOG_FORMAT", "json", ("json", "text")),

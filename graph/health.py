@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from graph.consolidation.worker import WorkerState, worker_of
 from graph.errors import DatabaseUnavailable
 from graph.schema import IndexState, index_states
 
@@ -20,6 +21,10 @@ class HealthReport:
     embedder: str
     indexes: list[IndexState] = field(default_factory=list)
     detail: str | None = None
+    # The background consolidator of this process (None: not running here, e.g. the CLI).
+    # A stalled worker is reported here and in `detail`, but leaves `ok` alone: the service
+    # still answers, and a restart by a load balancer would not be the remedy.
+    consolidation: WorkerState | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -37,6 +42,7 @@ class HealthReport:
                 for i in self.indexes
             ],
             "detail": self.detail,
+            "consolidation": self.consolidation.as_json() if self.consolidation else None,
         }
 
 
@@ -47,5 +53,10 @@ def health_report(memory: Memory) -> HealthReport:
     except DatabaseUnavailable as exc:
         return HealthReport(False, "down", None, memory.embedder.id, [], str(exc))
     offline = [i.name for i in indexes if i.state != "ONLINE"]
-    detail = f"indexes not online: {', '.join(offline)}" if offline else None
-    return HealthReport(not offline, "up", version, memory.embedder.id, indexes, detail)
+    problems = [f"indexes not online: {', '.join(offline)}"] if offline else []
+    worker = worker_of(memory)
+    state = worker.state() if worker is not None else None
+    if state is not None and state.stalled:
+        problems.append(f"consolidator stalled ({state.queued} facts queued)")
+    detail = "; ".join(problems) or None
+    return HealthReport(not offline, "up", version, memory.embedder.id, indexes, detail, state)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -120,11 +120,14 @@ class Memory:
         *,
         actor: str = "agent",
         pipeline: bool | None = None,
+        derived_from: Sequence[str] = (),
     ) -> Decision:
         """Write a fact and say what the pipeline decided.
 
         `pipeline=False` (or FACTGRAPH_PIPELINE=off) is the straight-through path: validation
         and exact dedup only, for trusted bulk writers that already reconciled their data.
+        `derived_from`: the facts a synthesised fact was drawn from (the consolidator's
+        extraction), linked `DERIVED_FROM` in the same transaction, or nothing is written.
         """
         check_scope(scope)
         data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
@@ -136,6 +139,12 @@ class Memory:
         embedding: list[float] = props["embedding"]
 
         def work(tx: ManagedTransaction) -> Decision:
+            decision = decide_and_write(tx)
+            if derived_from:
+                store.derive(tx, scope, decision.fact.id, derived_from)
+            return decision
+
+        def decide_and_write(tx: ManagedTransaction) -> Decision:
             context = store.write_context(
                 tx,
                 scope=scope,
@@ -451,6 +460,11 @@ class Memory:
             return [(n.fact, n.cosine) for n in near]
 
         return self.db.read_tx(work, "neighbours")
+
+    def derived_from(self, scope: str, fact_id: str) -> list[str]:
+        """The facts a synthesised fact was drawn from (graph/consolidation/llm_enrichers.py)."""
+        check_scope(scope)
+        return store.derived_from(self.db, scope, fact_id)
 
     def audit_trail(self, scope: str, fact_id: str) -> list[store.AuditEvent]:
         """Every state change of a fact: decision, supersede, forget, validate, reject, purge."""

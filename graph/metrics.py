@@ -97,3 +97,30 @@ def record_decision(kind: str) -> None:
 def render() -> bytes:
     """The text exposition format served at /metrics."""
     return generate_latest()
+
+
+# The background consolidator (graph/consolidation/).
+CONSOLIDATION_DEPTH = Gauge(
+    "factgraph_consolidation_queue_depth",
+    "Facts waiting for the consolidator, over all scopes (as of its last look at the queue).",
+)
+CONSOLIDATION_LAG = Gauge(
+    "factgraph_consolidation_lag_seconds",
+    "How long the oldest queued fact has waited (as of the consolidator's last look).",
+)
+CONSOLIDATION_FACTS = Counter(
+    "factgraph_consolidation_facts_total",
+    "Facts the consolidator took off the queue (enriched, or nothing to add).",
+)
+CONSOLIDATION_RATE = Gauge(
+    "factgraph_consolidation_facts_per_second",
+    "Facts per second of the consolidator's last batch (its work time, pauses excluded).",
+)
+CONSOLIDATION_EXPIRED = Counter(
+    "factgraph_consolidation_expired_total",
+    "Facts past their expires_at retired by the consolidator (forgotten or purged).",
+)
+CONSOLIDATION_ERRORS = Counter(
+    "factgraph_consolidation_errors_total",
+    "Batches the background consolidator failed (the facts stay queued; see the log).",
+)

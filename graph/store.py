@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -18,6 +19,7 @@ from neo4j import ManagedTransaction
 from graph import passages, vector_shards
 from graph.db import Database, run
 from graph.entities import ResolvedEntity
+from graph.errors import NotFound
 from graph.facts import Fact, FactInput, FactStatus
 from graph.pipeline import Neighbour, predicate_key
 
@@ -80,6 +82,8 @@ def fact_properties(
         "recorded_at": fact.recorded_at or now,
         "expired_at": None,
         "updated_at": now,
+        # The consolidation queue (graph/consolidation/): every live fact written is queued.
+        "consolidation_queued_at": now if live else None,
     }
 
 
@@ -114,6 +118,21 @@ def insert_fact(
     if created:
         passages.refresh(tx, scope, [fact])
     return fact, created
+
+
+def derive(tx: ManagedTransaction, scope: str, fact_id: str, sources: Sequence[str]) -> None:
+    """Link a synthesised fact to its sources; NotFound (the transaction rolls back) when one
+    of them is not a fact of the scope."""
+    wanted = sorted(set(sources))
+    records = run(tx, "fact_derive", scope=scope, id=fact_id, sources=wanted)
+    linked = int(records[0]["linked"]) if records else 0
+    if linked != len(wanted):
+        raise NotFound(f"a source of the synthesised fact is not in scope {scope!r}")
+
+
+def derived_from(db: Database, scope: str, fact_id: str) -> list[str]:
+    """Ids of the facts `fact_id` was drawn from (empty for a fact written by an agent)."""
+    return [r["id"] for r in db.read("fact_derived_from", {"scope": scope, "id": fact_id})]
 
 
 def record_audit(

@@ -34,6 +34,7 @@ from graph import metrics, warmup
 from graph.access import auth_required
 from graph.apikeys import KeyStore
 from graph.config import Settings
+from graph.consolidation import BackgroundConsolidator
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.health import health_report
 from graph.memory import Memory
@@ -142,6 +143,7 @@ def create_app(
         await run_in_threadpool(owned.embedder.warm_queries)
         if warmup.enabled(config):
             app.state.warmup = warmup.warm_in_background(owned.db)
+        worker = BackgroundConsolidator.start_for(owned) if config.consolidation.worker else None
         metrics.instrument(owned.db)
         app.state.memory = owned
         gate.keys = KeyStore(owned.db)
@@ -150,6 +152,8 @@ def create_app(
             async with mcp.lifespan():
                 yield {}
         finally:
+            if worker is not None:
+                await run_in_threadpool(worker.stop)
             owned.close()
 
     graphql_app: GraphQL[Any, Any] = LiveGraphQL(

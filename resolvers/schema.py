@@ -12,6 +12,7 @@ from strawberry.tools import merge_types
 from resolvers.access import AccessQuery
 from resolvers.bookmarks import BookmarkExtension
 from resolvers.browse import BrowseMutation, BrowseQuery
+from resolvers.consolidation import ConsolidationMutation, ConsolidationQuery
 from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
@@ -22,9 +23,18 @@ from resolvers.search import SearchQuery
 from resolvers.subscriptions import Subscription
 
 Query = merge_types(
-    "Query", (HealthQuery, AccessQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery)
+    "Query",
+    (
+        HealthQuery,
+        AccessQuery,
+        FactQuery,
+        SearchQuery,
+        RecallQuery,
+        BrowseQuery,
+        ConsolidationQuery,
+    ),
 )
-Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
+Mutation = merge_types("Mutation", (FactMutation, BrowseMutation, ConsolidationMutation))
 observe_top_level(Query, Mutation)
 
 schema = strawberry.Schema(

@@ -8,10 +8,12 @@ from typing import cast
 
 import strawberry
 from strawberry.scalars import JSON
+from strawberry.types import Info
 
 from graph import facts as domain
 from graph import store
 from graph.cursors import Page
+from resolvers.context import call, memory
 
 
 @strawberry.enum(description="Lifecycle of a fact; only active facts are visible to normal reads.")
@@ -58,6 +60,14 @@ class Fact:
     valid_to: datetime | None
     recorded_at: datetime
     expired_at: datetime | None
+
+    @strawberry.field(
+        description="Ids of the turns a synthesised fact was drawn from (the consolidator's "
+        "extraction, linked DERIVED_FROM); empty for a fact an agent wrote."
+    )
+    async def derived_from(self, info: Info) -> list[strawberry.ID]:
+        ids = await call(memory(info).derived_from, self.scope, str(self.id))
+        return [strawberry.ID(i) for i in ids]
 
     @classmethod
     def from_domain(cls, fact: domain.Fact) -> Fact:

@@ -113,8 +113,9 @@ def seed(memory: Memory, scope: str) -> dict[str, str]:
 
 
 def without_audit(snap: Snapshot) -> Snapshot:
-    """The audit trail is history of the source database; an import records its own."""
-    return dataclasses.replace(snap, audit_kinds=Counter())
+    """The audit trail is history of the source database; an import records its own (and
+    queues the facts it creates for consolidation afresh)."""
+    return dataclasses.replace(snap, audit_kinds=Counter()).without("consolidation_queued_at")
 
 
 def test_export_then_import_into_the_emptied_scope_gives_back_every_field(

@@ -113,6 +113,7 @@ def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(
             vectors.append({key: fact.pop("embedding") for key, fact in snap.facts.items()})
             for fact in snap.facts.values():
                 fact.pop("updated_at")
+                fact.pop("consolidation_queued_at")
             snap.entities = {k: {**v, "created_at": None} for k, v in snap.entities.items()}
             snap.supersedes = [(n, o, r, None) for n, o, r, _ in snap.supersedes]
         assert offline.facts == online.facts

@@ -78,7 +78,7 @@ def normalised(snap: Snapshot, scope: str, ids: list[str]) -> Snapshot:
     """Back to origin ids, and without the import's own clock readings."""
     back = {translate_id(scope, i): i for i in ids}
     out = snap.remapped(lambda fact_id: back.get(fact_id, fact_id), "any")
-    out = out.without("updated_at", "last_accessed_at")
+    out = out.without("updated_at", "last_accessed_at", "consolidation_queued_at")
     out.entities = {
         k: {p: v for p, v in e.items() if p != "created_at"} for k, e in out.entities.items()
     }
