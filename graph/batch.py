@@ -385,27 +385,38 @@ class _Batch:
     def _apply(
         self, tx: ManagedTransaction, plans: list[_Plan], context: _Context
     ) -> list[Decision]:
-        """Run the plans' writes and build the decisions, each fact as one-by-one writes
-        would have returned it (`states` keeps every fact's successive states in order)."""
-        new = [plan for plan in plans if plan.props is not None]
+        """Run the plans' writes in input order and build the decisions, each fact as
+        one-by-one writes would have returned it.
+
+        New facts wait in `pending` and go to Neo4j together, until a write needs one of them
+        to exist or retires a fact (a later new fact may carry the retired one's content, which
+        only a retired fact leaves free). `states` keeps each fact's successive states with the
+        index of the item that left it so: a decision shows a fact as the items before it left
+        it.
+        """
         states: dict[str, list[tuple[int, Fact]]] = {
             fact_id: [(-1, fact)] for fact_id, fact in context.seen.items()
         }
-        inserted = self._insert(tx, new)
-        for plan, fact in zip(new, inserted, strict=True):
-            states[fact.id] = [(plan.item.index, fact)]
+        pending: list[_Plan] = []
+        touched: list[Fact] = []
+        events: list[dict[str, Any]] = []
+        results: dict[int, Fact] = {}
+
+        def flush() -> None:
+            for plan, fact in zip(pending, self._insert(tx, pending), strict=True):
+                states[fact.id] = [(plan.item.index, fact)]
+                touched.append(fact)
+            pending.clear()
 
         def state(fact_id: str, before: int) -> Fact:
             return [fact for at, fact in states[fact_id] if at < before][-1]
 
-        events: list[dict[str, Any]] = []
-        touched: list[Fact] = list(inserted)
-        decisions: list[Decision] = []
         for plan in plans:
             i = plan.item.index
-            matched = state(plan.matched, i) if plan.matched is not None else None
             if plan.props is None:
                 assert plan.target is not None
+                if plan.target in {p.item.props["id"] for p in pending}:
+                    flush()
                 target = state(plan.target, i)
                 if plan.kind is DecisionKind.MERGE:
                     stored = store.merge_into(
@@ -414,7 +425,13 @@ class _Batch:
                 else:
                     stored = store.reinforce(tx, self.scope, target.id, plan.now)
                 states[stored.id].append((i, stored))
+                results[i] = stored
             else:
+                pending.append(plan)
+                if plan.successor is None and not plan.retire:
+                    events.append(self._event(plan.props["id"], plan.kind.value, plan.reason))
+                    continue
+                flush()
                 stored = state(plan.props["id"], i + 1)
                 if plan.successor is not None:
                     successor = state(plan.successor, i)
@@ -425,10 +442,17 @@ class _Batch:
                     retired = self._retire(tx, old, stored, plan, events)
                     states[old].append((i, retired))
                     touched.append(retired)
-            events.append(self._event(stored.id, plan.kind.value, plan.reason))
-            decisions.append(Decision(plan.kind, stored, matched, plan.reason))
+                results[i] = stored
+            events.append(self._event(results[i].id, plan.kind.value, plan.reason))
+        flush()
         passages.refresh(tx, self.scope, touched)
         run(tx, "batch_audit", scope=self.scope, actor=self.actor, events=Rows(events))
+        decisions = []
+        for plan in plans:
+            i = plan.item.index
+            stored = results[i] if i in results else state(plan.item.props["id"], i + 1)
+            matched = state(plan.matched, i) if plan.matched is not None else None
+            decisions.append(Decision(plan.kind, stored, matched, plan.reason))
         return decisions
 
     def _insert(self, tx: ManagedTransaction, plans: list[_Plan]) -> list[Fact]:

@@ -50,13 +50,13 @@ SEQUENCE: list[dict[str, object]] = [
     {"text": INJECTION},  # 5 quarantined
     {"text": INJECTION},  # 6 exact duplicate of a quarantined fact
     {"text": "Jon likes green tea!!"},  # 7 near duplicate of 0
-    lives_in("Lisbon", valid_from="2023-06-01T00:00:00Z"),  # 8 2's content, but 2 is retired
+    lives_in("Lisbon"),  # 8 2's content, but 2 is retired: supersedes 3
     lives_in("Bergen", valid_from="2010-05-01T00:00:00Z"),  # 9 learned late: predecessor
     {"text": "Jon likes green tea", "source": "web"},  # 10 dedup comes before quarantine
-    {"text": "Grocery item number 3: oat flakes"},  # 11 insert
-    {"text": "Grocery item number 4: oat flakes"},  # 12 a different number: insert
+    {"text": "Grocery item number 3: oat flakes", "session_id": "s1", "turn": 3},  # 11 insert
+    {"text": "Grocery item number 4: oat flakes", "session_id": "s1", "turn": 4},  # 12 insert
     {"text": "Melanie lives in Stockholm"},  # 13 the retired stored fact's content: insert
-    {"text": "Jon talked about sourdough for a while", "session_id": "s1", "turn": 3},  # 14
+    {"text": "Jon talked about sourdough for a while!"},  # 14 near dup of a stored fact
 ]
 
 
@@ -123,8 +123,8 @@ def test_a_batch_decides_exactly_as_one_by_one_writes_in_input_order(
     ]
     assert batch[1].fact.strength == 2.0 and batch[10].fact.strength == 4.0
     assert batch[9].fact.status is FactStatus.SUPERSEDED  # Bergen went before Lisbon
-    lisbon = memory.history(other_scope, batch[8].fact.id)
-    assert [f.object for f in lisbon] == ["Stockholm", "Lisbon", "Oslo", "Lisbon"]
+    chain = memory.history(other_scope, batch[8].fact.id)
+    assert [f.object for f in chain] == ["Bergen", "Stockholm", "Lisbon", "Oslo", "Lisbon"]
 
 
 def test_the_pipeline_off_keeps_only_exact_dedup_as_one_by_one(
@@ -278,7 +278,8 @@ def test_rest_batch_with_a_bad_memory_gets_422_naming_it_and_writes_nothing(
 
 def test_rest_batch_over_the_limit_is_refused_naming_the_limit(memory: Memory, scope: str) -> None:
     settings = memory.settings.with_overrides(default_scope=scope, batch_max=2)
-    with serve(create_app(memory=memory, settings=settings)) as url:
+    small = Memory(memory.db, memory.embedder, settings=settings)
+    with serve(create_app(memory=small, settings=settings)) as url:
         memories = [{"content": f"m{i}"} for i in range(3)]
         answer = httpx.post(f"{url}/api/v1/memories/batch", json={"memories": memories})
     assert answer.status_code == 422
