@@ -12,6 +12,7 @@ import httpx
 import pytest
 from mcp.client.session import ClientSession
 
+from graph import store
 from graph.db import Database
 from graph.errors import ValidationError
 from graph.facts import Decision, DecisionKind, FactStatus
@@ -125,6 +126,25 @@ def test_a_batch_decides_exactly_as_one_by_one_writes_in_input_order(
     assert batch[9].fact.status is FactStatus.SUPERSEDED  # Bergen went before Lisbon
     chain = memory.history(other_scope, batch[8].fact.id)
     assert [f.object for f in chain] == ["Bergen", "Stockholm", "Lisbon", "Oslo", "Lisbon"]
+
+
+def test_a_scope_past_the_exact_scan_finds_near_duplicates_through_the_index(
+    memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "EXACT_SCAN_LIMIT", 3)
+    topics = ("tomatoes", "violin lessons", "the harbour", "chess club", "sourdough")
+    memory.remember_many(scope, [{"text": f"Jon talked about {t} for a while."} for t in topics])
+    first = memory.remember(scope, {"text": "Caroline went to the LGBTQ support group yesterday."})
+    batch = memory.remember_many(
+        scope,
+        [
+            {"text": "Caroline went to the LGBTQ support group yesterday!!"},
+            {"text": "Jon talked about the harbour for a while!"},
+            {"text": "Gina opened a dance studio"},
+        ],
+    )
+    assert [d.kind for d in batch] == [DecisionKind.DEDUP, DecisionKind.DEDUP, DecisionKind.INSERT]
+    assert batch[0].matched is not None and batch[0].matched.id == first.id
 
 
 def test_the_pipeline_off_keeps_only_exact_dedup_as_one_by_one(
