@@ -160,9 +160,7 @@ def timed_batches(
         with EmbedClock(memory) as clock:
             start = time.perf_counter()
             for offset in range(0, len(rows), size):
-                decisions = memory.remember_many(
-                    scope, rows[offset : offset + size], actor="bench"
-                )
+                decisions = memory.remember_many(scope, rows[offset : offset + size], actor="bench")
                 kinds.extend(d.kind.value for d in decisions)
             elapsed = time.perf_counter() - start
     finally:
@@ -262,9 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         tuned = memory
         one = timed_one_by_one(tuned, rows)
         print(f"one by one: {one['facts_per_s']} facts/s", file=sys.stderr)
-        batches = [
-            timed_batches(tuned, rows, int(size), texts) for size in args.batches.split(",")
-        ]
+        batches = [timed_batches(tuned, rows, int(size), texts) for size in args.batches.split(",")]
         for run in batches:
             print(f"batch {run['batch_size']}: {run['facts_per_s']} facts/s", file=sys.stderr)
         imported = timed_import(tuned, rows)
