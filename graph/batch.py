@@ -33,22 +33,21 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph import passages, store, tracing, vector_shards
+from graph import passages, store, vector_shards
 from graph.bulk.wire import Rows, Vector, split_times
+from graph.clock import Clock
+from graph.config import PipelineSettings
 from graph.db import run
 from graph.errors import ValidationError
 from graph.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
-from graph.pipeline import Neighbour, Verdict, decide, quarantine_reason
+from graph.pipeline import Neighbour, Verdict, decide
 from graph.store import EntityRef, new_id
-from graph.validation import check_scope, fact_from_mapping, validate
-
-if TYPE_CHECKING:
-    from graph.memory import Memory
+from graph.validation import fact_from_mapping, validate
 
 NEAR_K = 5  # neighbours the pipeline looks at, as in Memory.remember_with_decision
 DUPLICATE = "exact duplicate of a live fact in this scope"
@@ -99,44 +98,6 @@ def validated(facts: Any, *, limit: int) -> list[FactInput]:
     return checked
 
 
-def remember_many(
-    memory: Memory,
-    scope: str,
-    facts: Any,
-    *,
-    actor: str,
-    pipeline: bool | None,
-) -> list[Decision]:
-    check_scope(scope)
-    inputs = validated(facts, limit=memory.settings.batch_max)
-    if not inputs:
-        return []
-    full = memory.settings.pipeline.enabled if pipeline is None else pipeline
-    items = _prepare(memory, scope, inputs, full)
-    batch = _Batch(memory, scope, items, full=full, actor=actor)
-    with tracing.span("remember_many.transaction", pipeline=full, facts=len(items)):
-        return memory._write(batch.work, "remember_many")
-
-
-def _prepare(memory: Memory, scope: str, inputs: list[FactInput], full: bool) -> list[Item]:
-    """Entities, property maps and vectors, outside the transaction (as `Memory._prepare`)."""
-    now = memory.clock()
-    texts = [memory._index_text(data, now) for data in inputs]
-    wanted = [i for i, data in enumerate(inputs) if data.embedding is None]
-    with tracing.span("remember_many.embed", texts=len(wanted)):
-        made = memory.embedder.embed([texts[i] for i in wanted])
-    vectors: dict[int, list[float]] = dict(zip(wanted, made, strict=True))
-    items: list[Item] = []
-    for i, data in enumerate(inputs):
-        quarantine = quarantine_reason(data, memory.settings.pipeline) if full else None
-        status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
-        entities = memory._entities(data)
-        embedding = list(data.embedding) if data.embedding is not None else vectors[i]
-        props = memory._properties(scope, data, status, now, entities, texts[i], embedding)
-        items.append(Item(i, data, quarantine, entities, props))
-    return items
-
-
 @dataclasses.dataclass
 class _Plan:
     """What one item does, decided in order before any write."""
@@ -156,28 +117,35 @@ class StaleBatch(Exception):
     """Internal: a concurrent writer changed what the batch decided on; decide again."""
 
 
-class _Batch:
+class Batch:
+    """The write transaction of one batch (`work`), prepared items in, decisions out."""
+
     def __init__(
-        self, memory: Memory, scope: str, items: list[Item], *, full: bool, actor: str
+        self,
+        scope: str,
+        items: list[Item],
+        *,
+        settings: PipelineSettings,
+        dimensions: int,
+        clock: Clock,
+        full: bool,
+        actor: str,
     ) -> None:
-        self.memory = memory
         self.scope = scope
         self.items = items
+        self.settings = settings
+        self.dimensions = dimensions
+        self.clock = clock
         self.full = full
         self.actor = actor
-        self.settings = memory.settings.pipeline
         self._cosines: Any = None
 
     # -- the transaction -------------------------------------------------------------------
     def work(self, tx: ManagedTransaction) -> list[Decision]:
-        from graph.memory import StaleDecision
-
+        """Raises StaleBatch when a concurrent writer changed what it decided on."""
         context = self._context(tx)
         plans = self._decide(tx, context)
-        try:
-            return self._apply(tx, plans, context)
-        except StaleBatch:
-            raise StaleDecision("remember_many") from None
+        return self._apply(tx, plans, context)
 
     def _context(self, tx: ManagedTransaction) -> _Context:
         slots = sorted({item.slot for item in self.items if item.slot} if self.full else set())
@@ -270,7 +238,7 @@ class _Batch:
         cosine is the dot product). A vector of another length than the model's is not
         compared (it could not be near anything in the vector index either)."""
         if self._cosines is None:
-            dims = self.memory.embedder.dimensions
+            dims = self.dimensions
             vectors = np.zeros((len(self.items), dims), np.float32)
             for item in self.items:
                 if len(item.props["embedding"]) == dims:
@@ -283,7 +251,7 @@ class _Batch:
         """Each item's decision, on the store as the items before it left it."""
         plans: list[_Plan] = []
         for item in self.items:
-            now = self.memory.clock()
+            now = self.clock()
             props = {
                 **item.props,
                 "valid_from": item.data.valid_from or now,
@@ -484,7 +452,7 @@ class _Batch:
             scope=self.scope,
             shard_label=vector_shards.label(self.scope),
             rows=Rows(rows),
-            now=self.memory.clock(),
+            now=self.clock(),
         )
         if not all(record["created"] for record in records):
             raise StaleBatch("a concurrent writer stored the same content")
@@ -519,7 +487,7 @@ class _Batch:
             "fact_id": fact_id,
             "kind": kind,
             "reason": reason,
-            "at": self.memory.clock().isoformat(),
+            "at": self.clock().isoformat(),
         }
 
 

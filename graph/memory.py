@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
 
-from graph import browse, contexts, store, tracing, validation
+from graph import batch, browse, contexts, store, tracing, validation
 from graph.clock import Clock, system_clock
 from graph.config import Settings
 from graph.cursors import Page, decode_cursor, encode_cursor
@@ -212,9 +212,22 @@ class Memory:
         Every fact is validated first: one bad fact refuses the batch (ValidationError naming
         `facts[i].field`) and nothing is written. At most FACTGRAPH_BATCH_MAX facts (1,000).
         """
-        from graph import batch
-
-        return batch.remember_many(self, scope, facts, actor=actor, pipeline=pipeline)
+        check_scope(scope)
+        inputs = batch.validated(facts, limit=self.settings.batch_max)
+        if not inputs:
+            return []
+        full = self.settings.pipeline.enabled if pipeline is None else pipeline
+        writer = batch.Batch(
+            scope,
+            self._batch_items(scope, inputs, full),
+            settings=self.settings.pipeline,
+            dimensions=self.embedder.dimensions,
+            clock=self.clock,
+            full=full,
+            actor=actor,
+        )
+        with tracing.span("remember_many.transaction", pipeline=full, facts=len(inputs)):
+            return self._write(writer.work, "remember_many")
 
     def supersede(
         self,
@@ -463,6 +476,24 @@ class Memory:
             )
         return entities, self._properties(scope, data, status, now, entities, text, embedding)
 
+    def _batch_items(self, scope: str, inputs: list[FactInput], full: bool) -> list[batch.Item]:
+        """`_prepare` for a batch: every text embedded in one pass (`Embedder.embed`)."""
+        now = self.clock()
+        texts = [self._index_text(data, now) for data in inputs]
+        wanted = [i for i, data in enumerate(inputs) if data.embedding is None]
+        with tracing.span("remember_many.embed", texts=len(wanted)):
+            made = self.embedder.embed([texts[i] for i in wanted])
+        vectors = dict(zip(wanted, made, strict=True))
+        items: list[batch.Item] = []
+        for i, data in enumerate(inputs):
+            quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
+            status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
+            entities = self._entities(data)
+            embedding = list(data.embedding) if data.embedding is not None else vectors[i]
+            props = self._properties(scope, data, status, now, entities, texts[i], embedding)
+            items.append(batch.Item(i, data, quarantine, entities, props))
+        return items
+
     def _index_text(self, data: FactInput, now: datetime) -> str:
         return index_text(data, data.valid_from or now, self._mode)
 
@@ -582,7 +613,7 @@ class Memory:
         for _ in range(STALE_RETRIES):
             try:
                 return self.db.write_tx(work, label)
-            except StaleDecision:
+            except (StaleDecision, batch.StaleBatch):
                 continue
         return self.db.write_tx(work, label)
 
