@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
 
-from graph import browse, contexts, store, tracing, validation
+from graph import batch, browse, contexts, store, tracing, validation
 from graph.clock import Clock, system_clock
 from graph.config import Settings
 from graph.cursors import Page, decode_cursor, encode_cursor
@@ -210,6 +210,37 @@ class Memory:
             traced.set("decision", decision.kind.value)
         self._published(scope, Action.REMEMBER, decision, actor)
         return decision
+
+    def remember_many(
+        self,
+        scope: str,
+        facts: Sequence[FactInput | Mapping[str, Any]],
+        *,
+        actor: str = "agent",
+        pipeline: bool | None = None,
+    ) -> list[Decision]:
+        """Write a batch through the pipeline: one decision per fact, in input order, equal to
+        those of `remember_with_decision` called on each fact in turn (graph/batch.py).
+
+        Every fact is validated first: one bad fact refuses the batch (ValidationError naming
+        `facts[i].field`) and nothing is written. At most FACTGRAPH_BATCH_MAX facts (1,000).
+        """
+        check_scope(scope)
+        inputs = batch.validated(facts, limit=self.settings.batch_max)
+        if not inputs:
+            return []
+        full = self.settings.pipeline.enabled if pipeline is None else pipeline
+        writer = batch.Batch(
+            scope,
+            self._batch_items(scope, inputs, full),
+            settings=self.settings.pipeline,
+            dimensions=self.embedder.dimensions,
+            clock=self.clock,
+            full=full,
+            actor=actor,
+        )
+        with tracing.span("remember_many.transaction", pipeline=full, facts=len(inputs)):
+            return self._write(writer.work, "remember_many")
 
     def supersede(
         self,
@@ -481,15 +512,48 @@ class Memory:
     ) -> tuple[list[EntityRef], dict[str, Any]]:
         """Entities and the node's property map, embedding included (outside any transaction,
         so a retried write never pays for the model twice)."""
-        entities = self._entities(data)
-        text = index_text(data, data.valid_from or now, self._mode)
+        entities, text = self._entities(data), self._index_text(data, now)
         with tracing.span("remember.embed", supplied=data.embedding is not None):
             embedding = (
                 list(data.embedding)
                 if data.embedding is not None
                 else self.embedder.embed_one(text)
             )
-        props = fact_properties(
+        return entities, self._properties(scope, data, status, now, entities, text, embedding)
+
+    def _batch_items(self, scope: str, inputs: list[FactInput], full: bool) -> list[batch.Item]:
+        """`_prepare` for a batch: every text embedded in one pass (`Embedder.embed`)."""
+        now = self.clock()
+        texts = [self._index_text(data, now) for data in inputs]
+        wanted = [i for i, data in enumerate(inputs) if data.embedding is None]
+        with tracing.span("remember_many.embed", texts=len(wanted)):
+            made = self.embedder.embed([texts[i] for i in wanted])
+        vectors = dict(zip(wanted, made, strict=True))
+        items: list[batch.Item] = []
+        for i, data in enumerate(inputs):
+            quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
+            status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
+            entities = self._entities(data)
+            embedding = list(data.embedding) if data.embedding is not None else vectors[i]
+            props = self._properties(scope, data, status, now, entities, texts[i], embedding)
+            items.append(batch.Item(i, data, quarantine, entities, props))
+        return items
+
+    def _index_text(self, data: FactInput, now: datetime) -> str:
+        return index_text(data, data.valid_from or now, self._mode)
+
+    def _properties(
+        self,
+        scope: str,
+        data: FactInput,
+        status: FactStatus,
+        now: datetime,
+        entities: list[EntityRef],
+        text: str,
+        embedding: list[float],
+    ) -> dict[str, Any]:
+        """The node's property map, the embedding already made (see `_prepare`)."""
+        return fact_properties(
             data,
             fact_id=data.id or new_id(),
             scope=scope,
@@ -502,7 +566,6 @@ class Memory:
             status=status,
             now=now,
         )
-        return entities, props
 
     def _chain(
         self,
@@ -595,7 +658,7 @@ class Memory:
         for _ in range(STALE_RETRIES):
             try:
                 return self.db.write_tx(work, label)
-            except StaleDecision:
+            except (StaleDecision, batch.StaleBatch):
                 continue
         return self.db.write_tx(work, label)
 
