@@ -240,7 +240,10 @@ class Memory:
             actor=actor,
         )
         with tracing.span("remember_many.transaction", pipeline=full, facts=len(inputs)):
-            return self._write(writer.work, "remember_many")
+            decisions = self._write(writer.work, "remember_many")
+        for decision in decisions:  # live subscribers see a batch as its writes, in input order
+            self._published(scope, Action.REMEMBER, decision, actor)
+        return decisions
 
     def supersede(
         self,

@@ -163,6 +163,29 @@ def test_a_subscriber_sees_each_write_with_its_decision(
     )
 
 
+def test_a_batch_write_reaches_subscribers_as_its_writes_in_input_order(
+    server_url: str, memory: Memory, scope: str
+) -> None:
+    async def journey() -> list[dict[str, Any]]:
+        async with socket(server_url) as ws:
+            await ws.subscribe(SCOPE_EVENTS, scope=scope)
+            await live(memory, scope)
+            batch = [lives_in("Oslo"), lives_in("Oslo"), lives_in("Rome")]
+            await asyncio.to_thread(memory.remember_many, scope, batch)
+            return [await ws.event() for _ in batch]
+
+    seen = asyncio.run(journey())
+    while memory.events.subscribers(scope):
+        time.sleep(0.01)
+
+    assert [(event["action"], event["decision"]) for event in seen] == [
+        ("REMEMBER", "INSERT"),
+        ("REMEMBER", "DEDUP"),
+        ("REMEMBER", "SUPERSEDE"),
+    ]
+    assert seen[2]["matchedId"] == seen[0]["factId"]
+
+
 def test_the_review_queue_stream_shows_facts_entering_and_leaving_it(
     server_url: str, memory: Memory, scope: str
 ) -> None:
