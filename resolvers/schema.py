@@ -14,13 +14,16 @@ from resolvers.browse import BrowseMutation, BrowseQuery
 from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
+from resolvers.keyed import KeyedMutation, KeyedQuery
 from resolvers.limits import graphql_limits
 from resolvers.observe import HttpStatus, observe_top_level
 from resolvers.recall import RecallQuery
 from resolvers.search import SearchQuery
 
-Query = merge_types("Query", (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery))
-Mutation = merge_types("Mutation", (FactMutation, BrowseMutation))
+Query = merge_types(
+    "Query", (HealthQuery, FactQuery, SearchQuery, RecallQuery, BrowseQuery, KeyedQuery)
+)
+Mutation = merge_types("Mutation", (FactMutation, BrowseMutation, KeyedMutation))
 observe_top_level(Query, Mutation)
 
 schema = strawberry.Schema(
