@@ -218,7 +218,7 @@ def test_list_namespaces(store: FactgraphStore) -> None:
     ]
     assert store.list_namespaces(max_depth=2) == [(p, "prod"), (p, "test")]
     deep = store.list_namespaces(max_depth=4, prefix=(p, "*", "documents"))
-    assert len(deep) == len(set(deep)) == 3
+    assert len(deep) == len(set(deep)) == 5
     assert all(len(ns) <= 4 for ns in deep)
     everything = store.list_namespaces(prefix=(p,))
     assert store.list_namespaces(prefix=(p,), limit=3) == everything[:3]

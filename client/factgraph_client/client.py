@@ -189,7 +189,12 @@ class Client:
 
 
 class AsyncClient:
-    """The asyncio twin of `Client`: same arguments, same methods, awaited."""
+    """The asyncio twin of `Client`: same arguments, same methods, awaited.
+
+    At most `max_in_flight` requests are sent at once; more wait their turn here. The service
+    refuses requests past its own queue bound (FACTGRAPH_MAX_QUEUE, 503), so an agent firing a
+    hundred coroutines at it would otherwise spend its retries on refusals.
+    """
 
     def __init__(
         self,
@@ -201,10 +206,14 @@ class AsyncClient:
         retries: int = 3,
         max_retry_wait: float = 30.0,
         http: httpx.AsyncClient | None = None,
+        max_in_flight: int = 4,
     ) -> None:
+        if max_in_flight < 1:
+            raise ValueError("max_in_flight must be >= 1")
         self.session = Session(
             scope=scope, api_key=api_key, retries=retries, max_retry_wait=max_retry_wait
         )
+        self._in_flight = asyncio.Semaphore(max_in_flight)
         self._owned = http is None
         self.http = (
             http if http is not None else httpx.AsyncClient(base_url=base_url, timeout=timeout)
@@ -233,9 +242,10 @@ class AsyncClient:
     async def _run(self, call: Call[T]) -> T:
         attempt = 0
         while True:
-            response = await self.http.request(
-                call.method, call.path, json=call.body, headers=self.session.headers()
-            )
+            async with self._in_flight:
+                response = await self.http.request(
+                    call.method, call.path, json=call.body, headers=self.session.headers()
+                )
             delay = self.session.retry_delay(response, attempt)
             if delay is None:
                 return self.session.read(call, response)
