@@ -54,6 +54,13 @@ def _env_int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
+def _env_positive(name: str, default: int) -> int:
+    value = _env_int(name, default)
+    if value < 1:
+        raise ValueError(f"{name} must be 1 or more, got {value}")
+    return value
+
+
 def _env_nonnegative(name: str, default: int) -> int:
     value = _env_int(name, default)
     if value < 0:
@@ -228,6 +235,10 @@ class Settings:
     # they stop when a run returns, leaving the cores to Neo4j (graph/embedding.py
     # STOP_SPINNING).
     embed_spinning: bool = False
+    # Texts per model run when many are embedded at once (graph/embedding.py EMBED_BATCH).
+    embed_batch: int = 16
+    # Most facts one remember_many call takes (graph/batch.py).
+    batch_max: int = 1_000
     # A search with passages asks its passage list as a second, concurrent query (see
     # graph/search/candidates.fetch_overlapped); off: one query after the embedding.
     search_overlap: bool = True
@@ -300,6 +311,8 @@ class Settings:
             embed_threads=_env_int("FACTGRAPH_EMBED_THREADS", 2),
             query_threads=_env_int("FACTGRAPH_QUERY_THREADS", 1),
             embed_spinning=_env_bool("FACTGRAPH_EMBED_SPINNING", False),
+            embed_batch=_env_positive("FACTGRAPH_EMBED_BATCH", 16),
+            batch_max=_env_positive("FACTGRAPH_BATCH_MAX", 1_000),
             search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", True),
             warmup=_choice("FACTGRAPH_WARMUP", "auto", ("auto", "on", "off")),
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),

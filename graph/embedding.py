@@ -132,6 +132,7 @@ class Embedder:
                 ) from exc
 
         self._model = load(settings.embed_threads)
+        self.batch_size = settings.embed_batch
         # Queries get their own session (loaded on the first one) when their thread count
         # differs: one thread embeds a short query about as fast as two, and leaves the other
         # core to the passage list Neo4j answers meanwhile (graph/search/candidates.py
@@ -152,12 +153,23 @@ class Embedder:
             digest = hashlib.sha1(self.doc_prefix.encode(), usedforsecurity=False).hexdigest()
             self.id += f"+doc-{digest[:8]}"
 
-    def embed(self, texts: Sequence[str], batch_size: int = 64) -> list[list[float]]:
-        """Passages to vectors (normalised, so cosine equals the dot product)."""
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> list[list[float]]:
+        """Passages to vectors (normalised, so cosine equals the dot product), in input order.
+
+        Every path that embeds many texts (remember_many, import, reembed, embed --missing)
+        comes through here: the texts go to the model shortest first, in runs of
+        `batch_size` (FACTGRAPH_EMBED_BATCH), so that a run pads its texts to a length close
+        to their own (see `length_order`).
+        """
         if not texts:
             return []
-        items = [self.doc_prefix + t for t in texts] if self.doc_prefix else list(texts)
-        return [v.tolist() for v in self._model.embed(items, batch_size=batch_size)]
+        size = batch_size or self.batch_size
+        order = length_order(texts)
+        items = [self.doc_prefix + texts[i] for i in order]
+        vectors: list[list[float]] = [[] for _ in texts]
+        for i, vector in zip(order, self._model.embed(items, batch_size=size), strict=True):
+            vectors[i] = vector.tolist()
+        return vectors
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0]
@@ -180,6 +192,17 @@ class Embedder:
                 if self._query_model is None:
                     self._query_model = self._load_queries()
         return self._query_model
+
+
+def length_order(texts: Sequence[str]) -> list[int]:
+    """The positions of `texts`, shortest first (ties in input order).
+
+    A model run pads every text of its batch to the longest one's tokens; in input order a
+    batch of chat turns carries mostly padding. Characters stand in for tokens: the order only
+    has to group similar lengths. On 700 LoCoMo turns (2 cores, e5-small-v2 int8) this took
+    the model from 79 texts/s (input order, batches of 64) to the rates of bench/batch.py.
+    """
+    return sorted(range(len(texts)), key=lambda i: len(texts[i]))
 
 
 @contextlib.contextmanager

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -197,6 +197,24 @@ class Memory:
             decision = self._write(work, "remember")
             traced.set("decision", decision.kind.value)
         return decision
+
+    def remember_many(
+        self,
+        scope: str,
+        facts: Sequence[FactInput | Mapping[str, Any]],
+        *,
+        actor: str = "agent",
+        pipeline: bool | None = None,
+    ) -> list[Decision]:
+        """Write a batch through the pipeline: one decision per fact, in input order, equal to
+        those of `remember_with_decision` called on each fact in turn (graph/batch.py).
+
+        Every fact is validated first: one bad fact refuses the batch (ValidationError naming
+        `facts[i].field`) and nothing is written. At most FACTGRAPH_BATCH_MAX facts (1,000).
+        """
+        from graph import batch
+
+        return batch.remember_many(self, scope, facts, actor=actor, pipeline=pipeline)
 
     def supersede(
         self,
@@ -436,15 +454,30 @@ class Memory:
     ) -> tuple[list[EntityRef], dict[str, Any]]:
         """Entities and the node's property map, embedding included (outside any transaction,
         so a retried write never pays for the model twice)."""
-        entities = self._entities(data)
-        text = index_text(data, data.valid_from or now, self._mode)
+        entities, text = self._entities(data), self._index_text(data, now)
         with tracing.span("remember.embed", supplied=data.embedding is not None):
             embedding = (
                 list(data.embedding)
                 if data.embedding is not None
                 else self.embedder.embed_one(text)
             )
-        props = fact_properties(
+        return entities, self._properties(scope, data, status, now, entities, text, embedding)
+
+    def _index_text(self, data: FactInput, now: datetime) -> str:
+        return index_text(data, data.valid_from or now, self._mode)
+
+    def _properties(
+        self,
+        scope: str,
+        data: FactInput,
+        status: FactStatus,
+        now: datetime,
+        entities: list[EntityRef],
+        text: str,
+        embedding: list[float],
+    ) -> dict[str, Any]:
+        """The node's property map, the embedding already made (see `_prepare`)."""
+        return fact_properties(
             data,
             fact_id=data.id or new_id(),
             scope=scope,
@@ -457,7 +490,6 @@ class Memory:
             status=status,
             now=now,
         )
-        return entities, props
 
     def _chain(
         self,

@@ -11,6 +11,9 @@ from datetime import datetime
 import strawberry
 from strawberry.types import Info
 
+from graph.batch import checked_size
+from graph.errors import ValidationError
+from graph.facts import FactInput as DomainFactInput
 from resolvers.context import call, memory_for
 from resolvers.inputs import FactInput
 from resolvers.types import (
@@ -111,6 +114,25 @@ class FactMutation:
         )
         return RememberResult.from_domain(decision)
 
+    @strawberry.mutation(
+        description="Write a batch of facts through the conflict pipeline: one result per fact, "
+        "in input order, the same as remembering them one by one in that order. One bad fact "
+        "refuses the whole batch (field facts[i].name) and nothing is written; at most "
+        "FACTGRAPH_BATCH_MAX facts (1000 by default)."
+    )
+    async def remember_many(
+        self, info: Info, scope: str, facts: list[FactInput], pipeline: bool | None = None
+    ) -> list[RememberResult]:
+        memory = memory_for(info, scope, "writer")
+        decisions = await call(
+            memory.remember_many,
+            scope,
+            batch_inputs(facts, memory.settings.batch_max),
+            actor=_actor(info),
+            pipeline=pipeline,
+        )
+        return [RememberResult.from_domain(decision) for decision in decisions]
+
     @strawberry.mutation(description="Replace an active fact with a new one and chain them.")
     async def supersede(
         self,
@@ -187,3 +209,15 @@ def _actor(info: Info) -> str:
     """Who the audit trail names: the API key's id when keys are in use, else `graphql`."""
     principal = getattr(info.context["request"].state, "principal", None)
     return str(getattr(principal, "id", None) or "graphql")
+
+
+def batch_inputs(facts: list[FactInput], limit: int) -> list[DomainFactInput]:
+    """The batch's facts in the domain's shape; a bad one is named by its index."""
+    checked_size(len(facts), limit)
+    converted: list[DomainFactInput] = []
+    for i, fact in enumerate(facts):
+        try:
+            converted.append(fact.to_domain())
+        except ValidationError as exc:
+            raise ValidationError(f"facts[{i}].{exc.field}", exc.reason) from None
+    return converted

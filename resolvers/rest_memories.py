@@ -8,11 +8,14 @@ write goes through the same pipeline as GraphQL `remember`; the answer (201) is 
 memory record (as in search results) plus `decision` (insert, dedup, merge, supersede,
 quarantine) and `matched_id` (the existing memory it acted on). History answers the supersede
 chain, oldest first, each record with its `status`, `valid_from` and `valid_to`.
-The scope is chosen as for search (`resolvers.context.rest_scope`).
+The scope is chosen as for search (`resolvers.context.rest_scope`). `POST
+/api/v1/memories/batch` writes many at once (`{"memories": [body, ...]}` -> `{"results": [...]}`,
+docs/batch-writes.md).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -20,8 +23,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from graph.batch import checked_size
 from graph.errors import FactgraphError, ValidationError
-from graph.facts import Fact
+from graph.facts import Decision, Fact
 from resolvers.context import authorize, memory_of, rest_scope
 from resolvers.rest import error_response, memory_json
 
@@ -86,12 +90,72 @@ async def create(request: Request) -> Response:
             raise ValidationError(field, exc.reason) from None
     except FactgraphError as exc:
         return error_response(exc)
-    answer = {
+    return JSONResponse(decision_json(decision), status_code=201)
+
+
+async def create_many(request: Request) -> Response:
+    """`POST /api/v1/memories/batch`: `{"memories": [body, ...]}`, each body as for
+    `POST /api/v1/memories`; 201 `{"results": [answer, ...]}`, one answer per memory in input
+    order, each what the single POST answers. One bad memory refuses the batch (the error's
+    field is `memories[i].name`) and nothing is written."""
+    try:
+        scope = rest_scope(request)
+        authorize(request, scope, "writer")
+        try:
+            body = await request.json()
+        except ValueError:
+            raise ValidationError("body", "is not valid JSON") from None
+        memory = memory_of(request)
+        facts = batch_mappings(body, memory.settings.batch_max)
+        try:
+            decisions = await run_in_threadpool(memory.remember_many, scope, facts, actor="rest")
+        except ValidationError as exc:
+            raise ValidationError(_rest_field(exc.field), exc.reason) from None
+    except FactgraphError as exc:
+        return error_response(exc)
+    return JSONResponse({"results": [decision_json(d) for d in decisions]}, status_code=201)
+
+
+def batch_mappings(body: Any, limit: int) -> list[dict[str, Any]]:
+    """The FactInput fields of each memory of a batch body, a bad one named by its index."""
+    if not isinstance(body, dict):
+        raise ValidationError("body", "must be a JSON object")
+    unknown = sorted(set(body) - {"memories"})
+    if unknown:
+        raise ValidationError(unknown[0], "unknown field")
+    memories = body.get("memories")
+    if not isinstance(memories, list):
+        raise ValidationError("memories", "is required and must be a list of memories")
+    checked_size(len(memories), limit, "memories")
+    facts: list[dict[str, Any]] = []
+    for i, item in enumerate(memories):
+        try:
+            facts.append(fact_mapping(item))
+        except ValidationError as exc:
+            field = f"memories[{i}]" if exc.field == "body" else f"memories[{i}].{exc.field}"
+            reason = "must be a JSON object" if exc.field == "body" else exc.reason
+            raise ValidationError(field, reason) from None
+    return facts
+
+
+def _rest_field(field: str) -> str:
+    """`facts[3].text` (the domain's name) -> `memories[3].content` (the request's)."""
+    match = re.fullmatch(r"facts\[(\d+)\](?:\.([^.]+)(.*))?", field)
+    if match is None:
+        return _REST_NAMES.get(field, field)
+    index, name, rest = match.groups()
+    if name is None:
+        return f"memories[{index}]"
+    return f"memories[{index}].{_REST_NAMES.get(name, name)}{rest}"
+
+
+def decision_json(decision: Decision) -> dict[str, Any]:
+    """What `POST /api/v1/memories` answers: the memory record plus the decision."""
+    return {
         **memory_json(decision.fact),
         "decision": decision.kind.value,
         "matched_id": decision.matched.id if decision.matched else None,
     }
-    return JSONResponse(answer, status_code=201)
 
 
 async def history(request: Request) -> Response:
@@ -112,5 +176,6 @@ async def history(request: Request) -> Response:
 
 routes = [
     Route("/api/v1/memories", create, methods=["POST"]),
+    Route("/api/v1/memories/batch", create_many, methods=["POST"]),
     Route("/api/v1/memories/{memory_id}/history", history, methods=["GET"]),
 ]

@@ -22,7 +22,7 @@ from tests.mcp_helpers import failed, ok, over_http
 
 READ_TOOLS = {"search", "get", "history", "timeline"}
 BROWSE_TOOLS = {"memory_search", "memory_list_recent", "memory_get"}
-WRITE_TOOLS = {"remember", "forget"}
+WRITE_TOOLS = {"remember", "remember_many", "forget"}
 ADMIN_TOOLS = {"review_queue", "validate", "reject"}
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -128,6 +128,9 @@ def build_server(
             return error_result(exc)
         if tool.name in ("remember", "validate"):
             metrics.record_decision(_kind_of(result))
+        elif tool.name == "remember_many":
+            for item in result["results"]:
+                metrics.record_decision(_kind_of(item))
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=_text(result))],
             structured_content=result,

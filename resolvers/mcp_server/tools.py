@@ -137,6 +137,17 @@ def _remember(memory: Memory, caller: Caller, args: dict[str, Any]) -> dict[str,
     return shapes.decision(decision)
 
 
+def _remember_many(memory: Memory, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
+    facts = []
+    for item in args["facts"]:
+        fact = {k: v for k, v in item.items() if k != "untrusted"}
+        if item.get("untrusted"):
+            fact["trusted"] = False
+        facts.append(fact)
+    decisions = memory.remember_many(caller.scope, facts, actor=caller.actor)
+    return {"results": [shapes.decision(d) for d in decisions]}
+
+
 def _search(memory: Memory, caller: Caller, args: dict[str, Any]) -> dict[str, Any]:
     result = memory.search(
         caller.scope,
@@ -305,6 +316,34 @@ TOOLS: tuple[Tool, ...] = (
         schema=_obj(FACT_FIELDS, ("text",)),
         role=Role.WRITER,
         run=_remember,
+        read_only=False,
+    ),
+    Tool(
+        name="remember_many",
+        title="Remember many facts",
+        description=(
+            "Store several facts at once, e.g. the turns of a conversation or what you "
+            "learned from a document: much faster than calling remember for each. Each fact "
+            "takes the fields of remember. The facts are decided in the order given, exactly "
+            "as if remember were called on each in turn (a later fact may duplicate or "
+            "supersede an earlier one). Returns 'results': one answer per fact, in input "
+            "order, each shaped like remember's. One invalid fact refuses the whole call "
+            "(the error names it, e.g. facts.3.text) and nothing is stored. At most 1000 "
+            "facts per call unless the server is configured otherwise."
+        ),
+        schema=_obj(
+            {
+                "facts": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": _obj(FACT_FIELDS, ("text",)),
+                    "description": "The facts, in the order they were learned.",
+                }
+            },
+            ("facts",),
+        ),
+        role=Role.WRITER,
+        run=_remember_many,
         read_only=False,
     ),
     Tool(
