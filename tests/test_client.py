@@ -126,7 +126,6 @@ def test_bad_input_raises_with_the_servers_code_and_field(fg: Client) -> None:
     assert fg.timeline().items == []  # nothing was written by the refused calls
 
 
-@pytest.mark.skip(reason="needs issue37-batch (POST /api/v1/memories/batch)")
 def test_remember_many_answers_in_input_order_and_refuses_a_bad_batch(fg: Client) -> None:
     decisions = fg.remember_many(
         [
