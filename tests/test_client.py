@@ -148,7 +148,8 @@ def test_remember_many_answers_in_input_order_and_refuses_a_bad_batch(fg: Client
 
 def test_the_bookmark_of_a_write_is_kept_and_sent_back(server_url: str, scope: str) -> None:
     with Client(server_url, scope=scope, timeout=300) as fg:
-        assert fg.bookmark is None
+        before = fg.bookmark
+        assert before is None
         fg.remember("bookmarked fact")  # REST: X-Neo4j-Bookmark header
         rest_mark = fg.bookmark
         assert rest_mark

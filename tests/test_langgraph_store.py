@@ -40,8 +40,13 @@ def store(client: Client) -> FactgraphStore:
     return FactgraphStore(client)
 
 
-def keys(items: list[Any]) -> list[str]:
-    return [item.key for item in items]
+def keys(found: list[Any]) -> list[str]:
+    return [item.key for item in found]
+
+
+def items(found: list[Any]) -> list[Item]:
+    assert all(isinstance(item, Item) for item in found)
+    return found
 
 
 def test_batch_runs_every_op_kind_and_answers_in_order(store: FactgraphStore) -> None:
@@ -122,7 +127,7 @@ def test_batch_search_ops(store: FactgraphStore) -> None:
     )
     assert isinstance(tagged, list) and sorted(keys(tagged)) == ["key1", "key2"]
     assert isinstance(first_two, list) and len(first_two) == 2
-    assert isinstance(foo, list) and [i.namespace for i in foo] == [("test", "foo")]
+    assert isinstance(foo, list) and [i.namespace for i in items(foo)] == [("test", "foo")]
 
 
 def test_basic_ops_and_a_put_supersedes(store: FactgraphStore, client: Client) -> None:
@@ -363,13 +368,13 @@ def test_search_by_meaning(store: FactgraphStore) -> None:
     ranked = keys(store.search(("test",), query="long text document"))
     assert "doc2" in ranked and "doc3" in ranked
 
-    for key, value in [
+    for key, fruit in [
         ("a1", {"text": "red apple", "color": "red", "score": 4.5}),
         ("a2", {"text": "red car", "color": "red", "score": 3.0}),
         ("a3", {"text": "green apple", "color": "green", "score": 4.0}),
         ("a4", {"text": "blue car", "color": "blue", "score": 3.5}),
     ]:
-        store.put(("fruit",), key, value)
+        store.put(("fruit",), key, fruit)
     apples = store.search(("fruit",), query="apple", filter={"color": "red"})
     assert keys(apples) == ["a1"] or keys(apples)[0] == "a1"
     assert set(keys(apples)) == {"a1", "a2"}
@@ -395,7 +400,7 @@ def test_an_update_is_searched_by_its_new_value_and_index_false_is_not_searched(
     assert initial[0].key == "doc1"
     store.put(("test",), "doc1", {"text": "new text about dogs"})
     after = store.search(("test",), query="Zany Xerxes")
-    assert not after or after[0].key != "doc1" or after[0].score < initial[0].score
+    assert not after or after[0].key != "doc1" or (after[0].score or 0) < (initial[0].score or 0)
     assert store.search(("test",), query="new text about dogs")[0].key == "doc1"
     store.put(("test",), "doc4", {"text": "new text about dogs"}, index=False)
     assert "doc4" not in keys(store.search(("test",), query="new text about dogs", limit=3))

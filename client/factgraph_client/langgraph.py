@@ -108,7 +108,8 @@ class _Logic:
         if isinstance(op, GetOp):
             return (yield from self.get(op))
         if isinstance(op, PutOp):
-            return (yield from self.put(op))
+            yield from self.put(op)
+            return None
         if isinstance(op, SearchOp):
             return (yield from self.search(op))
         if isinstance(op, ListNamespacesOp):
@@ -355,10 +356,8 @@ def validate_op_namespace(op: Op) -> None:
         paths: list[tuple[str, ...]] = [op.namespace]
     elif isinstance(op, SearchOp):
         paths = [op.namespace_prefix]
-    elif isinstance(op, ListNamespacesOp):
-        paths = [tuple(c.path) for c in op.match_conditions or ()]
     else:
-        paths = []
+        paths = [tuple(c.path) for c in op.match_conditions or ()]
     for path in paths:
         for label in path:
             if not isinstance(label, str) or not label or "." in label or "\x00" in label:
