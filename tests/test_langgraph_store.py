@@ -655,3 +655,28 @@ def test_concurrent_puts_of_one_key_leave_one_live_value(client: Client) -> None
     store.put(("race",), "k", {"n": "final"})
     assert store.get(("race",), "k").value == {"n": "final"}  # type: ignore[union-attr]
     assert [f.subject for f in client.timeline(partition='["race"]').items] == ["k"]
+
+
+def test_each_store_also_serves_the_other_calling_convention(
+    store: FactgraphStore, server_url: str, scope: str
+) -> None:
+    """A graph run with `ainvoke` calls a blocking store's async methods, and a sync node of
+    such a run calls an async store's blocking methods from a worker thread."""
+
+    async def blocking_store_awaited() -> None:
+        await store.aput(("conv",), "k", {"v": "awaited"})
+        item = await store.aget(("conv",), "k")
+        assert item is not None and item.value == {"v": "awaited"}
+
+    asyncio.run(blocking_store_awaited())
+
+    async def async_store_from_a_thread() -> None:
+        async with AsyncClient(server_url, scope=scope, timeout=300) as fg:
+            astore = AsyncFactgraphStore(fg)
+            await astore.aput(("conv",), "k2", {"v": "threaded"})
+            item = await asyncio.to_thread(astore.get, ("conv",), "k2")
+            assert item is not None and item.value == {"v": "threaded"}
+            with pytest.raises(asyncio.InvalidStateError):
+                astore.get(("conv",), "k2")  # on the loop's own thread: refused
+
+    asyncio.run(async_store_from_a_thread())

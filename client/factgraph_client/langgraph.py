@@ -93,13 +93,10 @@ def namespace_of(partition: str) -> tuple[str, ...] | None:
 class _Logic:
     """Everything both stores do, written once as generators of `Call`s (no I/O here)."""
 
-    def __init__(
-        self, scope: str, index: IndexConfig | None, ttl: TTLConfig | None, importance: float
-    ) -> None:
+    def __init__(self, scope: str, index: IndexConfig | None, importance: float) -> None:
         self.scope = scope
         fields = (index or {}).get("fields") or ["$"]
         self.fields: list[str] = list(fields)
-        self.ttl = ttl
         self.importance = importance
 
     # -- one op -----------------------------------------------------------------------------
@@ -520,14 +517,15 @@ class FactgraphStore(BaseStore):
         self.client = client
         self.index_config = index
         self.ttl_config = ttl
-        self._logic = _Logic(client.scope, index, ttl, importance)
+        self._logic = _Logic(client.scope, index, importance)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Runs the ops one after the other, in order: a get sees an earlier put."""
         return [self._drive(self._logic.run(op)) for op in ops]
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        raise NotImplementedError("FactgraphStore is blocking: use AsyncFactgraphStore")
+        """For a graph run with `ainvoke`: the blocking batch, on a worker thread."""
+        return await asyncio.to_thread(self.batch, list(ops))
 
     def _drive(self, steps: Steps[T]) -> T:
         try:
@@ -560,17 +558,31 @@ class AsyncFactgraphStore(BaseStore):
         self.client = client
         self.index_config = index
         self.ttl_config = ttl
-        self._logic = _Logic(client.scope, index, ttl, importance)
+        self._logic = _Logic(client.scope, index, importance)
+        try:
+            self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            self._loop = None
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        # Its AsyncClient belongs to an event loop; blocking calls would have to run outside it.
-        raise asyncio.InvalidStateError(
-            "AsyncFactgraphStore is asynchronous: use abatch / aget / aput / asearch, "
-            "or FactgraphStore for blocking code"
-        )
+        """From another thread than the event loop's (a sync node of a graph run with
+        `ainvoke`): the async batch, run on that loop. Its AsyncClient belongs to the loop, so
+        a blocking call on the loop's own thread would deadlock it and is refused."""
+        loop = self._loop
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if loop is None or running is loop or not loop.is_running():
+            raise asyncio.InvalidStateError(
+                "AsyncFactgraphStore's blocking methods only work from another thread than "
+                "its event loop: use abatch / aget / aput / asearch, or FactgraphStore"
+            )
+        return asyncio.run_coroutine_threadsafe(self.abatch(ops), loop).result()
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """Runs the ops one after the other, in order: a get sees an earlier put."""
+        self._loop = asyncio.get_running_loop()
         return [await self._drive(self._logic.run(op)) for op in ops]
 
     async def _drive(self, steps: Steps[T]) -> T:
