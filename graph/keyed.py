@@ -11,8 +11,9 @@ passed, like every other read.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import timedelta
 
 from graph.errors import ValidationError
 from graph.facts import Fact
@@ -21,6 +22,7 @@ from graph.validation import MAX_FIELD_CHARS, check_scope
 
 MAX_KEYS = 1_000
 MAX_PAGE = 1_000
+MAX_TTL_MINUTES = 100 * 365 * 24 * 60  # a century: beyond it a TTL means none
 
 
 def facts_by_key(memory: Memory, scope: str, partition: str, keys: Sequence[str]) -> list[Fact]:
@@ -73,22 +75,24 @@ def partitions(memory: Memory, scope: str, *, prefix: str | None) -> list[str]:
     return [str(record["partition"]) for record in records]
 
 
-def refresh_expiry(
-    memory: Memory, scope: str, ids: Sequence[str], expires_at: Sequence[datetime]
-) -> int:
-    """Move the TTL of active facts that have one (refresh on read); returns how many moved.
-
-    Not a new version of the fact, so no history row: only when it expires changes.
+def refresh_expiry(memory: Memory, scope: str, ids: Sequence[str], minutes: Sequence[float]) -> int:
+    """Set the TTL of active facts that have one to `minutes` from now (refresh on read, as
+    LangGraph's stores do); returns how many moved. The service's clock decides, not the
+    caller's. Not a new version of the fact, so no history row: only when it expires changes.
     """
     check_scope(scope)
-    if len(ids) != len(expires_at):
-        raise ValidationError("expiresAt", "needs one time per id")
+    if len(ids) != len(minutes):
+        raise ValidationError("minutes", "needs one value per id")
     if len(ids) > MAX_KEYS:
         raise ValidationError("ids", f"at most {MAX_KEYS} ids, got {len(ids)}")
-    for at in expires_at:
-        if at.tzinfo is None:
-            raise ValidationError("expiresAt", "needs a time zone")
-    rows = [{"id": i, "expires_at": at} for i, at in zip(ids, expires_at, strict=True)]
+    for value in minutes:
+        if not math.isfinite(value) or not 0 < value <= MAX_TTL_MINUTES:
+            raise ValidationError("minutes", f"must be above 0 and at most {MAX_TTL_MINUTES}")
+    now = memory.clock()
+    rows = [
+        {"id": i, "expires_at": now + timedelta(minutes=m)}
+        for i, m in zip(ids, minutes, strict=True)
+    ]
     records = memory.db.write("keyed_refresh_expiry", {"scope": scope, "rows": rows})
     return int(records[0]["moved"]) if records else 0
 

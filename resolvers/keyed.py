@@ -4,8 +4,6 @@ the TTL refresh for the writer role."""
 
 from __future__ import annotations
 
-from datetime import datetime
-
 import strawberry
 from strawberry.types import Info
 
@@ -56,11 +54,12 @@ class KeyedQuery:
 @strawberry.type
 class KeyedMutation:
     @strawberry.mutation(
-        description="Move the expiry of active facts that have one (a TTL refreshed on read); "
-        "one expiresAt per id. No new version: history is unchanged. Returns how many moved."
+        description="Set the expiry of active facts that have one to `minutes` from now (a TTL "
+        "refreshed on read); one value per id. No new version: history is unchanged. Returns "
+        "how many moved."
     )
     async def refresh_expiry(
-        self, info: Info, scope: str, ids: list[strawberry.ID], expires_at: list[datetime]
+        self, info: Info, scope: str, ids: list[strawberry.ID], minutes: list[float]
     ) -> int:
         memory = memory_for(info, scope, "writer")
-        return await call(domain.refresh_expiry, memory, scope, [str(i) for i in ids], expires_at)
+        return await call(domain.refresh_expiry, memory, scope, [str(i) for i in ids], minutes)

@@ -13,8 +13,8 @@ BY_KEY = """query($s: String!, $p: String!, $k: [String!]!) {
 LISTING = """query($s: String!, $p: String, $f: Int!, $o: Int!) {
   partitionFacts(scope: $s, prefix: $p, first: $f, offset: $o) { subject partition } }"""
 PARTITIONS = "query($s: String!, $p: String) { partitions(scope: $s, prefix: $p) }"
-REFRESH = """mutation($s: String!, $ids: [ID!]!, $at: [DateTime!]!) {
-  refreshExpiry(scope: $s, ids: $ids, expiresAt: $at) }"""
+REFRESH = """mutation($s: String!, $ids: [ID!]!, $m: [Float!]!) {
+  refreshExpiry(scope: $s, ids: $ids, minutes: $m) }"""
 
 
 def put(memory: Memory, scope: str, partition: str, key: str, text: str, **extra: object) -> str:
@@ -61,11 +61,11 @@ def test_refresh_expiry_moves_a_ttl_and_expired_facts_are_not_seen(
     soon = datetime.now(UTC) + timedelta(minutes=5)
     ttl = put(memory, scope, "t", "ttl", "expiring", expires_at=soon)
     plain = put(memory, scope, "t", "plain", "lasting")
-    later = datetime.now(UTC) + timedelta(hours=2)
-    moved = gql.data(REFRESH, s=scope, ids=[ttl, plain], at=[later.isoformat()] * 2)
+    moved = gql.data(REFRESH, s=scope, ids=[ttl, plain], m=[120.0, 120.0])
     assert moved["refreshExpiry"] == 1  # a fact without a TTL gets none
     stored = memory.get(scope, ttl)
-    assert stored is not None and stored.expires_at == later
+    assert stored is not None and stored.expires_at is not None
+    assert stored.expires_at - datetime.now(UTC) > timedelta(minutes=119)
     assert memory.get(scope, plain).expires_at is None  # type: ignore[union-attr]
     put(memory, scope, "t", "gone", "expired", expires_at=datetime.now(UTC) - timedelta(1))
     assert {
@@ -77,5 +77,8 @@ def test_refresh_expiry_moves_a_ttl_and_expired_facts_are_not_seen(
         "ttl",
         "plain",
     }
-    mismatched = gql(REFRESH, s=scope, ids=[ttl], at=[])
-    assert mismatched["errors"][0]["extensions"]["field"] == "expiresAt"
+    mismatched = gql(REFRESH, s=scope, ids=[ttl], m=[])
+    assert mismatched["errors"][0]["extensions"]["field"] == "minutes"
+    for bad in [0.0, -5.0, 1e300]:
+        refused = gql(REFRESH, s=scope, ids=[ttl], m=[bad])
+        assert refused["errors"][0]["extensions"] == {"code": "BAD_USER_INPUT", "field": "minutes"}

@@ -144,8 +144,8 @@ class _Logic:
         item = self._input(op, created_at=created)
         if newest is not None and newest.text == item.content:
             # The same value again: nothing to supersede; only the TTL moves.
-            if item.expires_at is not None:
-                yield _refresh_call(self.scope, [newest.id], [_aware(item.expires_at)])
+            if op.ttl is not None and op.ttl > 0:
+                yield _refresh_call(self.scope, [newest.id], [float(op.ttl)])
         elif newest is not None:
             yield _ops.supersede(self.scope, newest.id, item, "put through the LangGraph store")
         else:
@@ -232,15 +232,14 @@ class _Logic:
         return [(f, None) for f in kept[op.offset : wanted]]
 
     def _refresh(self, facts: Sequence[Fact]) -> Steps[None]:
-        ids, times = [], []
-        now = datetime.now(UTC)
+        ids, ttls = [], []
         for fact in facts:
             minutes = _meta(fact).get("ttl")
-            if fact.expires_at is not None and isinstance(minutes, int | float):
+            if fact.expires_at is not None and isinstance(minutes, int | float) and minutes > 0:
                 ids.append(fact.id)
-                times.append(now + timedelta(minutes=minutes))
+                ttls.append(float(minutes))
         if ids:
-            yield _refresh_call(self.scope, ids, times)
+            yield _refresh_call(self.scope, ids, ttls)
         return None
 
     def _input(self, op: PutOp, *, created_at: Any) -> MemoryInput:
@@ -336,12 +335,12 @@ def _search_call(
     )
 
 
-def _refresh_call(scope: str, ids: list[str], times: list[datetime]) -> Call[int]:
+def _refresh_call(scope: str, ids: list[str], minutes: list[float]) -> Call[int]:
     query = (
-        "mutation($s: String!, $ids: [ID!]!, $at: [DateTime!]!) "
-        "{ refreshExpiry(scope: $s, ids: $ids, expiresAt: $at) }"
+        "mutation($s: String!, $ids: [ID!]!, $m: [Float!]!) "
+        "{ refreshExpiry(scope: $s, ids: $ids, minutes: $m) }"
     )
-    variables = {"s": scope, "ids": ids, "at": [t.isoformat() for t in times]}
+    variables = {"s": scope, "ids": ids, "m": minutes}
     return graphql(query, variables, lambda data: int(data["refreshExpiry"]))
 
 
@@ -362,10 +361,6 @@ def validate_op_namespace(op: Op) -> None:
                     f"invalid namespace label {label!r} in {path}: labels are non-empty "
                     "strings without '.' or NUL"
                 )
-
-
-def _aware(value: datetime | str) -> datetime:
-    return datetime.fromisoformat(value) if isinstance(value, str) else value
 
 
 def _meta(fact: Fact | None) -> dict[str, Any]:
