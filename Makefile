@@ -9,11 +9,13 @@ BIN := $(VENV)/bin
 # Creates the virtualenv and installs factgraph with its dev tools (re-run when pyproject changes).
 setup: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml client/pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (Python 3.11+ needed)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# The light client (client/) with its LangGraph store, and LangMem for its tests.
+	$(BIN)/python -m pip install --quiet -e './client[langgraph]' 'langmem>=0.0.30,<0.1'
 	@touch $@
 
 # Provisions and starts a local Neo4j unless NEO4J_URI is set, then serves on :8000.

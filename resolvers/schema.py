@@ -16,6 +16,7 @@ from resolvers.consolidation import ConsolidationMutation, ConsolidationQuery
 from resolvers.errors import ShapeErrors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
+from resolvers.keyed import KeyedMutation, KeyedQuery
 from resolvers.limits import graphql_limits
 from resolvers.observe import HttpStatus, observe_top_level
 from resolvers.recall import RecallQuery
@@ -32,9 +33,12 @@ Query = merge_types(
         RecallQuery,
         BrowseQuery,
         ConsolidationQuery,
+        KeyedQuery,
     ),
 )
-Mutation = merge_types("Mutation", (FactMutation, BrowseMutation, ConsolidationMutation))
+Mutation = merge_types(
+    "Mutation", (FactMutation, BrowseMutation, ConsolidationMutation, KeyedMutation)
+)
 observe_top_level(Query, Mutation)
 
 schema = strawberry.Schema(
