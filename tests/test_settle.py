@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from graph import vector_shards
+from graph.bulk import settle
 from graph.bulk.importer import SETTLE_AFTER, ImportOptions, ImportSummary, should_settle
 from graph.bulk.settle import (
     FEW_SEGMENTS,
@@ -27,8 +30,15 @@ from graph.neo4j_local import LocalNeo4j
 from graph.schema import apply_schema
 
 
+@pytest.fixture
+def brief_quiet(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files quiet for a second count as quiet: on an index too small to merge, how long the
+    quiet is waited for changes no decision, only the test's time (5 s by default)."""
+    monkeypatch.setattr(settle, "QUIET_SECONDS", 1.0)
+
+
 def test_settling_the_vector_index_probes_until_no_merge_starts_and_leaves_no_trace(
-    empty_store: Database, spare_neo4j: LocalNeo4j, embedder: Embedder
+    empty_store: Database, spare_neo4j: LocalNeo4j, embedder: Embedder, brief_quiet: None
 ) -> None:
     """On a store of its own: on the suite's shared one the segments that earlier tests or a
     benchmark left (41, which Lucene did not merge) made this wait for a merge (issue 40)."""
@@ -48,7 +58,7 @@ def test_settling_the_vector_index_probes_until_no_merge_starts_and_leaves_no_tr
 
 
 def test_settling_the_shards_an_import_wrote_probes_only_those_and_leaves_no_trace(
-    empty_store: Database, spare_neo4j: LocalNeo4j, embedder: Embedder
+    empty_store: Database, spare_neo4j: LocalNeo4j, embedder: Embedder, brief_quiet: None
 ) -> None:
     db = empty_store
     apply_schema(db, embedder.dimensions, embedder.id)
