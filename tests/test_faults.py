@@ -26,7 +26,9 @@ from resolvers.app import create_app
 from tests.live_server import serve
 from tests.private_neo4j import private_settings
 
-pytestmark = pytest.mark.slow
+# It starts a server, kills it and starts it again: on a loaded machine the two starts alone
+# took 220 s of the default 300 s bound, which is for hangs, not for measuring.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 REMEMBER = """
 mutation($scope: String!, $text: String!) {
