@@ -5,7 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import neo4j
+
 from graph.config import Settings
+from graph.db import Database
 from tests.live_server import free_port
 
 
@@ -21,3 +24,21 @@ def private_settings(settings: Settings, home: Path) -> Settings:
         pagecache="64m",
     )
     return replace(settings, local=local, neo4j_uri=None)
+
+
+def wipe(db: Database) -> None:
+    """Empty a private server's database: no node, no constraint, no index but the lookups.
+
+    A test on the shared spare server starts from this, as from a fresh store: what an earlier
+    test, an import or a benchmark left (facts, Lucene segments, an index of another dimension)
+    is gone, so nothing it asserts depends on who used the server before.
+    """
+
+    def run(query: str) -> list[neo4j.Record]:
+        return db.driver.execute_query(query, database_=db.name).records
+
+    run("MATCH (n) DETACH DELETE n")  # a test's store is small
+    for record in run("SHOW CONSTRAINTS YIELD name"):
+        run(f"DROP CONSTRAINT `{record['name']}` IF EXISTS")
+    for record in run("SHOW INDEXES YIELD name, type WHERE type <> 'LOOKUP' RETURN name"):
+        run(f"DROP INDEX `{record['name']}` IF EXISTS")

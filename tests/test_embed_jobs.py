@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import socket
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -23,7 +22,6 @@ from graph.memory import Memory
 from graph.neo4j_local import LocalNeo4j
 from graph.schema import apply_schema
 from tests.graph_snapshot import snapshot
-from tests.private_neo4j import private_settings
 
 
 @pytest.fixture
@@ -165,45 +163,30 @@ def test_reembed_replaces_vectors_of_another_model_in_resumable_batches(
         assert cosine(fact["embedding"], embedder.embed([fact["index_text"]])[0]) > 0.995
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.mark.slow
 def test_reembed_rebuilds_the_vector_index_at_the_new_models_dimension(
-    settings: Settings, neo4j_server: Settings, embedder: Embedder, tmp_path: Path
+    empty_store: Database, spare_neo4j: LocalNeo4j, embedder: Embedder, tmp_path: Path
 ) -> None:
     """On a second server (the suite's vector index is never dropped under other tests)."""
-    second = LocalNeo4j(private_settings(settings, tmp_path / "neo4j"))
-    second.start()
-    try:
-        other = replace(second.settings, home=tmp_path / "home")
-        db = Database(other)
-        try:
-            apply_schema(db, 3, "old-model@3")
-            texts = ["Nate collects vintage stamps", "The quarterly report is due Friday"]
-            db.driver.execute_query(
-                "UNWIND range(0, size($texts) - 1) AS i "
-                "CREATE (:Fact {id: 'f' + i, scope: 's', text: $texts[i], index_text: $texts[i], "
-                "status: 'active', embedding: [1.0, 0.0, 0.0], embedder: 'old-model@3'})",
-                texts=texts,
-                database_=db.name,
-            )
-            summary = reembed(db, embedder, other, batch_size=1)
-            query = embedder.embed_query("who collects stamps?")
-            records, _, _ = db.driver.execute_query(
-                "CALL db.index.vector.queryNodes($index, 1, $vector) "
-                "YIELD node RETURN node.id AS id",
-                index=vector_shards.index("s"),  # labelled by the schema step of reembed
-                vector=list(query),
-                database_=db.name,
-            )
-        finally:
-            db.close()
-    finally:
-        second.stop()
+    other = replace(spare_neo4j.settings, home=tmp_path / "home")
+    db = empty_store
+    apply_schema(db, 3, "old-model@3")
+    texts = ["Nate collects vintage stamps", "The quarterly report is due Friday"]
+    db.driver.execute_query(
+        "UNWIND range(0, size($texts) - 1) AS i "
+        "CREATE (:Fact {id: 'f' + i, scope: 's', text: $texts[i], index_text: $texts[i], "
+        "status: 'active', embedding: [1.0, 0.0, 0.0], embedder: 'old-model@3'})",
+        texts=texts,
+        database_=db.name,
+    )
+    summary = reembed(db, embedder, other, batch_size=1)
+    query = embedder.embed_query("who collects stamps?")
+    records, _, _ = db.driver.execute_query(
+        "CALL db.index.vector.queryNodes($index, 1, $vector) YIELD node RETURN node.id AS id",
+        index=vector_shards.index("s"),  # labelled by the schema step of reembed
+        vector=list(query),
+        database_=db.name,
+    )
 
     assert (summary.rebuilt, summary.old_dimensions, summary.new_dimensions) == (True, 3, 384)
     assert summary.reembedded == 2

@@ -167,11 +167,10 @@ def test_past_the_queue_depth_requests_are_refused_at_once_and_nothing_else_star
             time.sleep(0.005)
 
         (refused_text,) = distinct_texts(1, start=40)
-        started = time.perf_counter()
         write = client.post(
             "/graphql", json={"query": remember_many([refused_text]), "variables": {"s": scope}}
         )
-        refusal_seconds = time.perf_counter() - started
+        refused_while_holding = holder.is_alive()
         rest = client.post(
             "/api/v1/search", headers={"X-Scope": scope}, json={"query": "chess weekend"}
         )
@@ -185,7 +184,7 @@ def test_past_the_queue_depth_requests_are_refused_at_once_and_nothing_else_star
     error = write.json()["errors"][0]
     assert error["extensions"]["code"] == "OVERLOADED"
     assert "FACTGRAPH_MAX_QUEUE" in error["message"] and "nothing was done" in error["message"]
-    assert refusal_seconds < 1.0, "a refusal must not wait for the queue to drain"
+    assert refused_while_holding, "a refusal must not wait for the queue to drain"
     assert_overloaded(rest, retry_after=3)
     assert rest.json()["error"]["code"] == "OVERLOADED"
     assert health.status_code == 200 and health.json()["ok"] is True

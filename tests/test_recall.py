@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -49,8 +50,11 @@ TRIP: list[dict[str, object]] = [
 @pytest.fixture
 def standin() -> Iterator[tuple[StandIn, LLMSettings]]:
     server, state, url = serve()
+    # A timeout far above any answer of the in-process stand-in, however loaded the machine:
+    # with 0.5 s, a slow but successful answer was taken for a failure. The "slow" case of the
+    # fallback test sets its own, shorter than its reply's delay.
     settings = LLMSettings(
-        base_url=url, api_key="sk-test", model="stand-in", timeout=0.5, max_retries=2
+        base_url=url, api_key="sk-test", model="stand-in", timeout=30.0, max_retries=2
     )
     yield state, settings
     server.shutdown()
@@ -205,6 +209,8 @@ def test_provider_failures_fall_back_to_the_single_shot_result(
 ) -> None:
     state, settings = standin
     state.default = reply
+    if reply.delay:
+        settings = replace(settings, timeout=reply.delay / 4)  # never waits the delay out
     client = ChatClient(settings)
     engine = DeepRecall(memory, transformer=LLMTransformer(client), grader=LLMGrader(client))
     options = SearchOptions.build(top_k=3, track_access=False)

@@ -9,22 +9,18 @@ start-up without losing a vector.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from graph import vector_shards
 from graph.bulk.importer import ImportOptions, run_import
-from graph.config import Settings
 from graph.db import Database
 from graph.embedding import Embedder
 from graph.facts import FactInput
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
 from graph.schema import apply_schema, index_states
 from graph.search.candidates import shares
-from tests.private_neo4j import private_settings
 
 
 def scopes_in_two_shards(prefix: str) -> tuple[str, str]:
@@ -100,16 +96,10 @@ def test_a_scopes_share_is_taken_of_its_own_shard(memory: Memory, scope: str) ->
 
 
 @pytest.fixture
-def private(settings: Settings, neo4j_server: Settings, tmp_path: Path) -> Iterator[Database]:
-    """A server of its own: the test drops and recreates vector indexes."""
-    server = LocalNeo4j(private_settings(settings, tmp_path / "neo4j"))
-    server.start()
-    db = Database(server.settings)
-    try:
-        yield db
-    finally:
-        db.close()
-        server.kill()
+def private(empty_store: Database) -> Database:
+    """A server of its own (the suite's spare one, emptied): the test drops and recreates
+    vector indexes."""
+    return empty_store
 
 
 def test_a_store_with_the_single_vector_index_of_earlier_versions_moves_to_shards_at_start_up(

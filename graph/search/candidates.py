@@ -240,6 +240,17 @@ class _Shares:
 # Reads scope shares again past their TTL (_Shares), off the searches' path.
 _REFRESHES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="scope-share")
 shares = _Shares()
+
+
+def refreshes_done(timeout: float | None = None) -> None:
+    """Wait until the share reads queued so far have run (the one worker runs them in order).
+
+    For whoever must know no read of theirs is still to come: a test that made shares stale,
+    so that its reads do not land in the next test's database hooks.
+    """
+    _REFRESHES.submit(lambda: None).result(timeout)
+
+
 # Runs the passage lists of overlapped searches (fetch_overlapped); a worker only waits on Neo4j.
 _PASSAGE_LISTS = ThreadPoolExecutor(max_workers=32, thread_name_prefix="search-passages")
 
