@@ -69,7 +69,8 @@ class CypherShell:
         copy_maven_dependencies(mvn, pom, self.lib_dir, "org.neo4j:cypher-shell", self.version)
 
     def command(self, args: Sequence[str]) -> list[str]:
-        java = shutil.which("java") or "java"
+        # The server's Java: cypher-shell of a calendar version needs the newer runtime too.
+        java = LocalNeo4j(self.settings).java()
         classpath = str(self.lib_dir / "*")
         return [java, "-Xmx512m", "-cp", classpath, MAIN_CLASS, *args]
 
