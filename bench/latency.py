@@ -484,7 +484,13 @@ class Bench:
             else:
                 db.read(
                     "bench_floor_hybrid",
-                    {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope), "scope": scope},
+                    {
+                        "lucene": lucene,
+                        "vector": vec,
+                        "k": k,
+                        "index": vector_shards.index(scope),
+                        "scope": scope,
+                    },
                 )
         return (time.perf_counter() - started) * 1000.0
 
@@ -582,7 +588,13 @@ class Bench:
             lucene = self.lucene(scope, q)
             db.read(
                 "bench_floor_hybrid",
-                {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope), "scope": scope},
+                {
+                    "lucene": lucene,
+                    "vector": vec,
+                    "k": k,
+                    "index": vector_shards.index(scope),
+                    "scope": scope,
+                },
             )
         n = self.args.queries
         series: dict[str, list[float]] = {"embed": [], "fulltext": [], "vector": [], "both": []}
@@ -595,12 +607,19 @@ class Bench:
             db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
             t2 = time.perf_counter()
             db.read(
-                "bench_floor_vector", {"vector": vec, "k": k, "index": vector_shards.index(scope), "scope": scope}
+                "bench_floor_vector",
+                {"vector": vec, "k": k, "index": vector_shards.index(scope), "scope": scope},
             )
             t3 = time.perf_counter()
             db.read(
                 "bench_floor_hybrid",
-                {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope), "scope": scope},
+                {
+                    "lucene": lucene,
+                    "vector": vec,
+                    "k": k,
+                    "index": vector_shards.index(scope),
+                    "scope": scope,
+                },
             )
             t4 = time.perf_counter()
             embed, ft, vc, both = (t1 - t0, t2 - t1, t3 - t2, t4 - t3)

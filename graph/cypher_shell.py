@@ -3,8 +3,8 @@
 Batch jobs run the Cypher templates (`cypher/import_template_*.cypher`) with cypher-shell, which
 no Python package provides. Like the server (graph/neo4j_local.py), it is on Maven Central as a
 module with its dependencies (`org.neo4j:cypher-shell`, main class `org.neo4j.shell.Main`), so
-Maven resolves it into a cached `lib/` next to the server's jars, at the server's version (5.26.x for
-the calendar versions, whose cypher-shell is not on Maven Central: `shell_version`).
+Maven resolves it into a cached `lib/` next to the server's jars, at the server's version
+(5.26.x for the calendar versions, whose cypher-shell is not on Maven Central: `shell_version`).
 
 Every argument is passed through unchanged. The connection defaults to the server factgraph
 itself uses (NEO4J_URI, else the local one, started if it is not running) and its credentials,

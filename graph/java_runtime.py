@@ -103,9 +103,9 @@ def java_for(version: NeoVersion, *, install: bool = True) -> str:
     needed = required_major(version)
     java = system_java()
     major = java_major(java) if java is not None else None
-    if java is not None and major is not None and major >= needed:
-        if version.calendar or major <= 21:
-            return java
+    fits = major is not None and needed <= major and (version.calendar or major <= 21)
+    if java is not None and fits:  # 5.26 runs on Java 17 or 21 only
+        return java
     if not version.calendar:
         raise JavaUnavailable(
             f"Java {major or 'was not found'}; Neo4j {version} needs Java 17 or 21: install a "

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import signal
 import socket
@@ -29,9 +28,9 @@ from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from graph import cypher, java_runtime
 from graph.config import Settings
+from graph.neo4j_memory import AUTO, MemoryPlan, machine_memory, outgrown, page_cached_bytes, plan
 from graph.neo4j_versions import NeoVersion
 from graph.neo4j_versions import parse as parse_version
-from graph.neo4j_memory import AUTO, MemoryPlan, machine_memory, outgrown, page_cached_bytes, plan
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>

@@ -41,3 +41,14 @@ def label(scope: str) -> str:
 def index(scope: str) -> str:
     """The vector index that holds the facts of `scope`."""
     return INDEXES[shard_of(scope)]
+
+
+def index_names(in_index_filters: bool) -> tuple[str, ...]:
+    """The facts' vector indexes on a server: the shards on 5.26, the one filtered index on
+    2026.01+ (graph/neo4j_versions.py NeoVersion.in_index_filters)."""
+    return (FILTERED_INDEX,) if in_index_filters else INDEXES
+
+
+def index_of(scope: str, in_index_filters: bool) -> str:
+    """The vector index that holds a scope's facts on a server of that generation."""
+    return FILTERED_INDEX if in_index_filters else index(scope)

@@ -27,7 +27,6 @@ from graph.neo4j_local import LocalNeo4j
 from graph.schema import apply_schema
 from resolvers.app import create_app
 
-
 # Every Database of the run (and every service subprocess, which inherits the environment)
 # raises the server's notifications as warnings; pyproject's filterwarnings makes a deprecation
 # an error, so a deprecated procedure or syntax on any path a test takes fails that test.

@@ -349,7 +349,9 @@ def fetch(
     params = filter_params(scope, options, now)
     size = shares.share(db, scope)
     filtered = db.server_version.in_index_filters
-    vec_fetch = filtered_fetch_size(k, options) if filtered else fetch_size(k, size.share, size.live)
+    vec_fetch = (
+        filtered_fetch_size(k, options) if filtered else fetch_size(k, size.share, size.live)
+    )
     words = options.mode is not Mode.VECTOR
     passages = passages and words and options.passages
     fulltext = fulltext and words
