@@ -368,7 +368,7 @@ def _set_empty_lists(memory: Memory, empty: list[tuple[str, dict[str, Any], str]
 
 
 def _admin_import(local: LocalNeo4j, database: str, files: list[str]) -> None:
-    java = shutil.which("java") or "java"
+    java = local.java()  # the server's own: a calendar version's neo4j-admin needs Java 21+
     cmd = [
         java,
         "-Xmx1g",
