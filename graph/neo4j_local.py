@@ -299,6 +299,7 @@ db.tx_log.rotation.retention_policy=1 files
             "-XX:+UseG1GC",
             "-XX:-OmitStackTraceInFastThrow",
             "-Dfile.encoding=UTF-8",
+            *self.neo_version.jvm_options,
             "-cp",
             f"{self.lib_dir}/*",
             self.neo_version.entry_point,

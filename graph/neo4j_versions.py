@@ -39,6 +39,22 @@ class NeoVersion(NamedTuple):
             return "org.neo4j.server.Neo4jCommunity"
         return "org.neo4j.server.CommunityEntryPoint"
 
+    @property
+    def jvm_options(self) -> tuple[str, ...]:
+        """JVM flags the distribution's launcher adds (its neo4j.conf `server.jvm.additional`)
+        that Java 21+ needs: neo4j-admin's importer reads direct buffers by reflection and fails
+        without the java.nio opening. Java 17 runs 5.26 without them."""
+        if not self.calendar:
+            return ()
+        return (
+            "--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "--add-opens=java.base/java.io=ALL-UNNAMED",
+            "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED",
+            "-Dio.netty.tryReflectionSetAccessible=true",
+            "-Djdk.nio.maxCachedBufferSize=1024",
+        )
+
     def __str__(self) -> str:
         if self.calendar:
             return f"{self.major}.{self.minor:02d}.{self.patch}"

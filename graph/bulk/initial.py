@@ -372,6 +372,7 @@ def _admin_import(local: LocalNeo4j, database: str, files: list[str]) -> None:
     cmd = [
         java,
         "-Xmx1g",
+        *local.neo_version.jvm_options,
         "-cp",
         f"{local.lib_dir}/*",
         _ADMIN_ENTRY_POINT,
