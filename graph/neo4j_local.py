@@ -463,7 +463,7 @@ db.tx_log.rotation.retention_policy=1 files
                     cypher.load("server_components"),
                     database_="system",
                 )
-                version = str(records[0]["v"])
+                version = next(str(r["v"]) for r in records if r["name"] == "Neo4j Kernel")
             return Status(True, pid, self.settings.bolt_uri, browser, version, "answering")
         except Exception as exc:  # still starting, or wedged: report, don't raise
             return Status(True, pid, self.settings.bolt_uri, browser, None, f"not answering: {exc}")
