@@ -11,7 +11,8 @@ import pytest
 from neo4j.warnings import Neo4jDeprecationWarning
 
 from graph import cypher, java_runtime, vector_shards
-from graph.config import Settings
+from graph.config import DEFAULT_NEO4J_VERSION, Settings
+from graph.cypher_shell import shell_version
 from graph.db import Database
 from graph.embedding import Embedder
 from graph.neo4j_local import LocalNeo4j, Neo4jSetupError
@@ -36,6 +37,14 @@ def test_each_line_gets_its_own_main_class_and_java() -> None:
     assert java_runtime.required_major(lts) == 17
     assert java_runtime.required_major(parse("2025.06.0")) == 21
     assert java_runtime.required_major(current) == 25
+
+
+def test_calendar_versions_get_the_launchers_jvm_openings_and_a_526_cypher_shell() -> None:
+    assert "--add-opens=java.base/java.nio=ALL-UNNAMED" in parse("2026.08.1").jvm_options
+    assert parse("5.26.30").jvm_options == ()
+    # cypher-shell stops at 5.26.x on Maven Central; it speaks Bolt to the calendar versions.
+    assert shell_version("2026.08.1") == DEFAULT_NEO4J_VERSION
+    assert shell_version("5.26.12") == "5.26.12"
 
 
 def test_only_2026_and_later_filter_inside_the_vector_index() -> None:
