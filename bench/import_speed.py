@@ -160,7 +160,8 @@ def vector_p50(memory: Memory, scope: str, queries: int = 200, k: int = 96) -> f
         vector = (vector / np.linalg.norm(vector)).tolist()
         started = time.perf_counter()
         memory.db.read_fast(
-            "bench_floor_vector", {"k": k, "vector": vector, "index": vector_shards.index(scope)}
+            "bench_floor_vector",
+            {"k": k, "vector": vector, "index": vector_shards.index(scope), "scope": scope},
         )
         times.append((time.perf_counter() - started) * 1000.0)
     return round(float(np.median(times)), 2)

@@ -479,12 +479,18 @@ class Bench:
             if kind == "vector":
                 db.read(
                     "bench_floor_vector",
-                    {"vector": vec, "k": k, "index": vector_shards.index(scope)},
+                    {"vector": vec, "k": k, "index": vector_shards.index(scope), "scope": scope},
                 )
             else:
                 db.read(
                     "bench_floor_hybrid",
-                    {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope)},
+                    {
+                        "lucene": lucene,
+                        "vector": vec,
+                        "k": k,
+                        "index": vector_shards.index(scope),
+                        "scope": scope,
+                    },
                 )
         return (time.perf_counter() - started) * 1000.0
 
@@ -582,7 +588,13 @@ class Bench:
             lucene = self.lucene(scope, q)
             db.read(
                 "bench_floor_hybrid",
-                {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope)},
+                {
+                    "lucene": lucene,
+                    "vector": vec,
+                    "k": k,
+                    "index": vector_shards.index(scope),
+                    "scope": scope,
+                },
             )
         n = self.args.queries
         series: dict[str, list[float]] = {"embed": [], "fulltext": [], "vector": [], "both": []}
@@ -595,12 +607,19 @@ class Bench:
             db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
             t2 = time.perf_counter()
             db.read(
-                "bench_floor_vector", {"vector": vec, "k": k, "index": vector_shards.index(scope)}
+                "bench_floor_vector",
+                {"vector": vec, "k": k, "index": vector_shards.index(scope), "scope": scope},
             )
             t3 = time.perf_counter()
             db.read(
                 "bench_floor_hybrid",
-                {"lucene": lucene, "vector": vec, "k": k, "index": vector_shards.index(scope)},
+                {
+                    "lucene": lucene,
+                    "vector": vec,
+                    "k": k,
+                    "index": vector_shards.index(scope),
+                    "scope": scope,
+                },
             )
             t4 = time.perf_counter()
             embed, ft, vc, both = (t1 - t0, t2 - t1, t3 - t2, t4 - t3)
@@ -887,6 +906,8 @@ def main() -> int:
             clients.close()
     info["finished"] = stamp()
     info["load after"] = machine()["uptime"]
+    for f in bench.figures:
+        f.neo4j = str(memory.db.server_version)
     figures = bench.figures
     if args.merge:
         figures, rss, store = merged(out / "latency.json", figures, rss, store, info)
@@ -936,13 +957,15 @@ def merged(
     if not path.exists():
         return figures, rss, store
     earlier = json.loads(path.read_text())
-    measured = {f.layout for f in figures}
+    # Rows are kept per layout and Neo4j version: a run on one line appends beside the other's.
+    measured = {(f.layout, f.neo4j) for f in figures}
     names = {f.name for f in dataclasses.fields(Figure)}
+    earlier_neo4j = str(earlier.get("info", {}).get("neo4j", "")).split(" ")[0] or None
     kept = [
-        Figure(**{k: v for k, v in row.items() if k in names})
+        Figure(**{k: v for k, v in {"neo4j": earlier_neo4j, **row}.items() if k in names})
         for row in earlier.get("figures", [])
-        if (row["facts"], row.get("scope_facts") or row["facts"]) not in measured
     ]
+    kept = [f for f in kept if (f.layout, f.neo4j) not in measured]
     earlier_info = earlier.get("info", {})
     runs = earlier_info.get("runs") or {}
     if kept:
@@ -958,7 +981,7 @@ def merged(
         )
     info["runs"] = {
         **{k: v for k, v in runs.items() if k in {layout_title(f.layout) for f in kept}},
-        **{layout_title(x): info["started"] for x in measured},
+        **{f"{layout_title(x)} on Neo4j {v}": info["started"] for x, v in measured},
     }
     old_rss = {int(k): [tuple(x) for x in v] for k, v in earlier.get("rss", {}).items()}
     all_rss = {**{k: v for k, v in old_rss.items() if k not in rss}, **rss}

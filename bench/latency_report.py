@@ -34,6 +34,8 @@ class Figure:
     parts_ms: dict[str, float] = field(default_factory=dict)
     # Facts in the scope searched, when the database holds more (`facts`) in other scopes.
     scope_facts: int | None = None
+    # The Neo4j version measured (docs/neo4j-versions.md); rows of both lines sit side by side.
+    neo4j: str | None = None
 
     @property
     def layout(self) -> tuple[int, int]:

@@ -13,9 +13,16 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from graph.neo4j_versions import parse as parse_version
+
 DEFAULT_LOCAL_PASSWORD = "factgraph-local"
 DEFAULT_NEO4J_VERSION = "5.26.30"
+# The Browser is released apart from the server: 5.24.0 is the newest on Maven Central (checked
+# 2026-11 with 2026.08.1 current) and serves both lines.
 DEFAULT_BROWSER_VERSION = "5.24.0"
+# The newest calendar version on Maven Central, measured against 5.26 (docs/neo4j-versions.md):
+# FACTGRAPH_NEO4J_VERSION=2026.08.1 (or any 2025.x / 2026.x) selects that line.
+CALENDAR_NEO4J_VERSION = "2026.08.1"
 # Admission control: API requests admitted at once (running + waiting for a worker thread),
 # per CPU. Past it a request is refused at once with 503 + Retry-After. On 2 cores throughput
 # stops growing at ~8 admitted while latency keeps growing with the queue (bench/results/load.md).
@@ -312,6 +319,9 @@ class Settings:
     # Read the store's hot parts into Neo4j's page cache when the service starts
     # (graph/warmup.py): auto (the local Neo4j only) | on | off.
     warmup: str = "auto"
+    # Raise the server's notifications (deprecations above all) as Python warnings
+    # (neo4j.warnings.Neo4jWarning): the test suite turns a deprecation into a failure.
+    notification_warnings: bool = False
     host: str = "127.0.0.1"
     port: int = 8000
     contextual_indexing: str = "late-chunk"
@@ -350,8 +360,10 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         home = Path(_env("FACTGRAPH_HOME", ".factgraph")).resolve()
+        version = _env("FACTGRAPH_NEO4J_VERSION", DEFAULT_NEO4J_VERSION)
+        parse_version(version)  # a clear error at start-up for a value that is no version
         local = LocalNeo4jSettings(
-            version=_env("FACTGRAPH_NEO4J_VERSION", DEFAULT_NEO4J_VERSION),
+            version=version,
             browser_version=_env("FACTGRAPH_NEO4J_BROWSER_VERSION", DEFAULT_BROWSER_VERSION),
             home=Path(_env("FACTGRAPH_NEO4J_HOME", str(home / "neo4j"))).resolve(),
             bolt_port=_env_int("FACTGRAPH_NEO4J_BOLT_PORT", 7687),
@@ -387,6 +399,7 @@ class Settings:
             batch_max=_env_positive("FACTGRAPH_BATCH_MAX", 1_000),
             search_overlap=_env_bool("FACTGRAPH_SEARCH_OVERLAP", True),
             warmup=_choice("FACTGRAPH_WARMUP", "auto", ("auto", "on", "off")),
+            notification_warnings=_env_bool("FACTGRAPH_NEO4J_NOTIFICATION_WARNINGS", False),
             host=_env("FACTGRAPH_HOST", "127.0.0.1"),
             port=_env_int("FACTGRAPH_PORT", 8000),
             contextual_indexing=indexing,

@@ -3,7 +3,8 @@
 Batch jobs run the Cypher templates (`cypher/import_template_*.cypher`) with cypher-shell, which
 no Python package provides. Like the server (graph/neo4j_local.py), it is on Maven Central as a
 module with its dependencies (`org.neo4j:cypher-shell`, main class `org.neo4j.shell.Main`), so
-Maven resolves it into a cached `lib/` next to the server's jars, at the server's version.
+Maven resolves it into a cached `lib/` next to the server's jars, at the server's version
+(5.26.x for the calendar versions, whose cypher-shell is not on Maven Central: `shell_version`).
 
 Every argument is passed through unchanged. The connection defaults to the server factgraph
 itself uses (NEO4J_URI, else the local one, started if it is not running) and its credentials,
@@ -20,8 +21,9 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from graph.config import Settings
+from graph.config import DEFAULT_NEO4J_VERSION, Settings
 from graph.neo4j_local import LocalNeo4j, copy_maven_dependencies
+from graph.neo4j_versions import parse as parse_version
 
 MAIN_CLASS = "org.neo4j.shell.Main"
 
@@ -41,12 +43,19 @@ _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
 """
 
 
+def shell_version(server_version: str) -> str:
+    """cypher-shell's version for a server: the server's own on 5.x; for the calendar versions,
+    whose cypher-shell is not on Maven Central (its newest there is 5.26.x), 5.26's, which
+    speaks Bolt to them."""
+    return DEFAULT_NEO4J_VERSION if parse_version(server_version).calendar else server_version
+
+
 class CypherShell:
     """The cached cypher-shell of one Neo4j version, and how to run it against our server."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.version = settings.local.version
+        self.version = shell_version(settings.local.version)
         self.dist_dir = settings.home / "cypher-shell" / self.version
         self.lib_dir = self.dist_dir / "lib"
 
@@ -69,7 +78,7 @@ class CypherShell:
         copy_maven_dependencies(mvn, pom, self.lib_dir, "org.neo4j:cypher-shell", self.version)
 
     def command(self, args: Sequence[str]) -> list[str]:
-        java = shutil.which("java") or "java"
+        java = shutil.which("java") or "java"  # cypher-shell 5.26 runs on the system's Java 17+
         classpath = str(self.lib_dir / "*")
         return [java, "-Xmx512m", "-cp", classpath, MAIN_CLASS, *args]
 

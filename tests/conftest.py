@@ -7,6 +7,7 @@ nodes are deleted afterwards, so tests never see each other's data.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -27,6 +28,11 @@ from graph.schema import apply_schema
 from graph.search import access, candidates
 from resolvers.app import create_app
 from tests.private_neo4j import private_settings, wipe
+
+# Every Database of the run (and every service subprocess, which inherits the environment)
+# raises the server's notifications as warnings; pyproject's filterwarnings makes a deprecation
+# an error, so a deprecated procedure or syntax on any path a test takes fails that test.
+os.environ["FACTGRAPH_NEO4J_NOTIFICATION_WARNINGS"] = "1"
 
 
 @pytest.fixture(scope="session")

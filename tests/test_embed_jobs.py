@@ -181,11 +181,10 @@ def test_reembed_rebuilds_the_vector_index_at_the_new_models_dimension(
     )
     summary = reembed(db, embedder, other, batch_size=1)
     query = embedder.embed_query("who collects stamps?")
-    records, _, _ = db.driver.execute_query(
-        "CALL db.index.vector.queryNodes($index, 1, $vector) YIELD node RETURN node.id AS id",
-        index=vector_shards.index("s"),  # labelled by the schema step of reembed
-        vector=list(query),
-        database_=db.name,
+    records = db.read(
+        "fact_vector_nearest",
+        # 5.26: the shard the schema step of reembed labelled the facts with
+        {"index": vector_shards.index("s"), "scope": "s", "k": 1, "vector": list(query)},
     )
 
     assert (summary.rebuilt, summary.old_dimensions, summary.new_dimensions) == (True, 3, 384)

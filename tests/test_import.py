@@ -310,15 +310,12 @@ def test_vectors_are_stored_as_32_bit_floats_by_remember_and_the_fast_import(
     facts = snapshot(bulk.db, scope).facts
     assert len(facts) == 2
     assert all(fact["embedding"] == rounded for fact in facts.values())
-    found = bulk.db.driver.execute_query(
-        "CALL db.index.vector.queryNodes($index, 50, $v) YIELD node, score "
-        "WHERE node.scope = $scope RETURN count(node) AS n, min(score) AS score",
-        index=vector_shards.index(scope),
-        v=supplied,
-        scope=scope,
-        database_=bulk.db.name,
-    ).records[0]
-    assert found["n"] == 2 and found["score"] > 0.9999  # and the vector index holds them
+    found = bulk.db.read(
+        "fact_vector_nearest",
+        {"index": vector_shards.index(scope), "scope": scope, "k": 50, "vector": supplied},
+    )
+    # and the vector index holds them
+    assert len(found) == 2 and min(r["score"] for r in found) > 0.9999
 
 
 def test_exact_duplicates_of_live_facts_are_absorbed_without_reinforcing_them(

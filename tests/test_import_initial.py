@@ -94,13 +94,16 @@ def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(
             "YIELD node RETURN count(node) AS n",
             database_=initial.db.name,
         ).records[0]["n"]
-        vector = initial.db.driver.execute_query(
-            "CALL db.index.vector.queryNodes($index, 1, $v) YIELD node RETURN node.id AS id",
-            index=vector_shards.index(SCOPE),
-            # The supplied vector was made from the text alone (rows above).
-            v=embedder.embed([offline.facts["fact-4"]["text"]])[0],
-            database_=initial.db.name,
-        ).records[0]["id"]
+        vector = initial.db.read(
+            "fact_vector_nearest",
+            {
+                "index": vector_shards.index(SCOPE),
+                "scope": SCOPE,
+                "k": 1,
+                # The supplied vector was made from the text alone (rows above).
+                "vector": embedder.embed([offline.facts["fact-4"]["text"]])[0],
+            },
+        )[0]["id"]
         labels = initial.db.driver.execute_query(
             "MATCH (f:Fact:Active) RETURN count(f) AS n", database_=initial.db.name
         ).records[0]["n"]

@@ -1,7 +1,8 @@
 """A selective filter must not starve search: a scope holding 1% of the facts of its vector
 shard still gets full candidate lists and a full page of hits, although the vector and
 full-text indexes rank the other 99% first (Neo4j 5.26 cannot pre-filter an index query); a
-scope of another shard is not crowded at all."""
+scope of another shard is not crowded at all. On Neo4j 2026.01+ the vector index filters by
+scope itself: the same scope gets its full top k from the index, without the exact scan."""
 
 from __future__ import annotations
 
@@ -92,7 +93,8 @@ def crowded(memory: Memory, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def test_a_naive_post_filter_would_come_back_short(
     db: Database, memory: Memory, crowded: str
 ) -> None:
-    """The premise: over-fetching from the vector index and filtering finds (almost) nothing."""
+    """The premise on 5.26: over-fetching from the vector index and filtering finds (almost)
+    nothing. On 2026.01+ the same query filters inside the index and finds all 30."""
     vector = list(memory.embedder.embed_query(QUERY))
     naive = db.read(
         "fact_neighbours_index",
@@ -106,12 +108,44 @@ def test_a_naive_post_filter_would_come_back_short(
             "index": vector_shards.index(crowded),
         },
     )
-    assert len(naive) < 10
+    if db.server_version.in_index_filters:
+        assert len(naive) == MINE
+        assert {r["fact"]["scope"] for r in naive} == {crowded}
+    else:
+        assert len(naive) < 10
+
+
+def test_a_one_percent_scope_gets_its_full_top_k_from_the_filtered_index(
+    db: Database, memory: Memory, crowded: str
+) -> None:
+    """Neo4j 2026.01+: 30 facts among 3,000 whose other 2,970 all rank higher: the SEARCH
+    filtered to the scope returns its k best, the same k an exact scan ranks first, without
+    the exact fallback."""
+    if not db.server_version.in_index_filters:
+        pytest.skip("Neo4j 5.26 cannot filter inside the vector index (scored exactly instead)")
+    k = 10
+    vector = list(memory.embedder.embed_query(QUERY))
+    found = fetch(
+        db,
+        crowded,
+        SearchOptions(candidate_top_k=k),
+        lucene="",
+        vector=vector,
+        now=datetime.now(UTC),
+    )
+    assert not found.vector_exact
+    assert len(found.lists["vector"]) == k
+    exact = db.read(
+        "fact_neighbours_exact",
+        {"scope": crowded, "statuses": ["active"], "exclude": [], "vector": vector, "k": k},
+    )
+    assert {fid for fid, _ in found.lists["vector"]} == {r["fact"]["id"] for r in exact}
 
 
 def test_both_lists_are_complete_for_a_one_percent_scope(memory: Memory, crowded: str) -> None:
     found = question_candidates(memory, crowded)
-    assert found.vector_exact
+    # 5.26 scores the scope exactly; 2026.01+ finds all 30 in the filtered index.
+    assert found.vector_exact == (not memory.db.server_version.in_index_filters)
     assert len(found.lists["vector"]) == MINE
     assert len(found.lists["fulltext"]) == MINE
     assert {f.scope for f in found.facts.values()} == {crowded}

@@ -368,10 +368,11 @@ def _set_empty_lists(memory: Memory, empty: list[tuple[str, dict[str, Any], str]
 
 
 def _admin_import(local: LocalNeo4j, database: str, files: list[str]) -> None:
-    java = shutil.which("java") or "java"
+    java = local.java()  # the server's own: a calendar version's neo4j-admin needs Java 21+
     cmd = [
         java,
         "-Xmx1g",
+        *local.neo_version.jvm_options,
         "-cp",
         f"{local.lib_dir}/*",
         _ADMIN_ENTRY_POINT,

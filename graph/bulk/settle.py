@@ -106,11 +106,15 @@ def index_folders(db: Database, settings: Settings, labels: list[str]) -> list[P
     if not settings.uses_local_neo4j:
         return None
     wanted = {vector_shards.INDEXES[vector_shards.LABELS.index(label)] for label in labels}
-    base = settings.local.home / "data" / "databases" / db.name / "schema" / "index" / "vector-2.0"
+    wanted.add(vector_shards.FILTERED_INDEX)  # Neo4j 2026.01+: the one index, no shards
+    # The provider's folder: vector-2.0 on 5.26; the calendar versions may name a newer one.
+    base = settings.local.home / "data" / "databases" / db.name / "schema" / "index"
+    providers = sorted(base.glob("vector-*")) or [base / "vector-2.0"]
     folders = [
-        base / str(record["id"])
+        provider / str(record["id"])
         for record in db.read("vector_index_names")
         if record["name"] in wanted
+        for provider in providers
     ]
     return [folder for folder in folders if folder.is_dir()] or None
 

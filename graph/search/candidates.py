@@ -135,6 +135,18 @@ def fetch_size(k: int, share: float, live: int) -> int:
     return max(k, min(max(VECTOR_FETCH_MAX, k * OVERFETCH), math.ceil(k * HEADROOM / share)))
 
 
+def filtered_fetch_size(k: int, options: SearchOptions) -> int:
+    """Neo4j 2026.01+: how many neighbours to ask SEARCH for, per status.
+
+    The index itself keeps the scope and the status (cypher/neo4j2026/search_candidates.cypher),
+    so only the filters it does not hold call for more than k: the excluded ids, and OVERFETCH
+    times k when partitions, tags or asOf narrow further (a shortfall is asked again wider).
+    """
+    if options.partitions is not None or options.tags or options.as_of is not None:
+        return k * OVERFETCH
+    return k + len(options.exclude_ids)
+
+
 def tag_exact_max(k: int, vec_fetch: int, total: int) -> int:
     """Below this many facts, a tag's facts are scored exactly without asking the vector index.
 
@@ -347,7 +359,10 @@ def fetch(
     k = options.candidate_top_k
     params = filter_params(scope, options, now)
     size = shares.share(db, scope)
-    vec_fetch = fetch_size(k, size.share, size.live)
+    filtered = db.server_version.in_index_filters
+    vec_fetch = (
+        filtered_fetch_size(k, options) if filtered else fetch_size(k, size.share, size.live)
+    )
     words = options.mode is not Mode.VECTOR
     passages = passages and words and options.passages
     fulltext = fulltext and words
@@ -366,8 +381,8 @@ def fetch(
         vec_retry=min(WIDE, vec_fetch * RETRY_WIDER),
         wide=max(WIDE, k * OVERFETCH),
         exact_max=EXACT_MAX,
-        tag_exact_max=tag_exact_max(k, vec_fetch, size.total),
-        scope_exact=scope_exact(k, vec_fetch, size),
+        tag_exact_max=tag_exact_max(k, vec_fetch, size.live if filtered else size.total),
+        scope_exact=not filtered and scope_exact(k, vec_fetch, size),
         hops=options.expand_hops,
         seeds=EXPANSION_SEEDS,
         full=full,

@@ -1,0 +1,243 @@
+// Hybrid search candidates on Neo4j 2026.01+, in one round trip: as cypher/search_candidates.cypher
+// (the 5.26 query, whose comments explain the full-text lists, the fallbacks and the expansion),
+// except for the vector list. Its candidates come from the SEARCH clause over the single index
+// fact_embedding_filtered, which declares the scope and the status as filter properties: the
+// index keeps the scope's facts of each status asked (one SEARCH per status, as an in-index
+// filter takes one exact value), so there are no shards, no over-fetch by the scope's share and
+// no exact scan for a scope small beside the store. The filters the index does not hold
+// (partitions, tags, TTL, asOf, excludeIds) are still checked here, over $vec_fetch
+// candidates; when they leave fewer than $k, the index is asked again $vec_retry wide, and then,
+// as on 5.26, the rest is scored exactly (a pool under $exact_max) or asked $wide.
+CYPHER 25
+// The rarest tag asked for: its degree is read from the Tag node's relationship counts, without
+// touching the facts. No tag (or no vector): null.
+CALL () {
+  UNWIND CASE WHEN $vector IS NOT NULL THEN $tags ELSE [] END AS name
+  OPTIONAL MATCH (t:Tag {scope: $scope, name: name})
+  WITH t, CASE WHEN t IS NULL THEN 0 ELSE COUNT { (t)<-[:TAGGED]-() } END AS degree
+  ORDER BY degree
+  RETURN collect({tag: t, degree: degree})[0] AS rarest
+}
+WITH rarest, rarest IS NOT NULL AND rarest.degree < $tag_exact_max AS tag_exact
+// The full-text lists, each asked of its own index the same way: the turn's own text
+// (fact_fulltext_filtered, $lucene) and its passage (fact_passage_fulltext: each turn's text
+// with its neighbours', graph/passages.py; $passage_lucene). A list whose query is empty is not
+// asked. Each list comes back as {list, kept, exhaustive}, ranked and filtered.
+CALL () {
+  UNWIND [spec IN [
+      {list: 'fulltext', index: 'fact_fulltext_filtered', query: $lucene, scoped: $lucene_scoped},
+      {list: 'passage', index: 'fact_passage_fulltext', query: $passage_lucene,
+       scoped: $passage_lucene_scoped}]
+    WHERE spec.query <> ''] AS spec
+  CALL (spec) {
+    CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score
+    WITH node AS f, score
+    WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+      AND ($partitions IS NULL OR f.partition IN $partitions)
+      AND all(t IN $tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $now)
+      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+      AND NOT f.id IN $exclude
+      THEN {f: f, score: score} END) AS kept
+    RETURN raw, kept[..$k] AS fast
+  }
+  // A short first call is asked again as deep as the share it kept says is needed (twice that,
+  // for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
+  // would pass $wide, or still comes short with more matches left (mid null), the scoped
+  // query is asked for up to $wide matches.
+  CALL (spec, raw, fast) {
+    WITH spec, raw, fast
+    WHERE size(fast) < $k AND raw >= $fetch
+    WITH spec, CASE WHEN size(fast) = 0 THEN $wide
+              ELSE toInteger(ceil(2.0 * $k * raw / size(fast))) END AS wanted
+    WITH spec, CASE WHEN wanted < $wide THEN wanted ELSE $wide END AS depth
+    CALL db.index.fulltext.queryNodes(spec.index,
+      CASE WHEN depth < $wide THEN spec.query ELSE spec.scoped END, {limit: depth}) YIELD node, score
+    WITH depth, node AS f, score
+    WITH min(depth) AS depth, count(*) AS deeper, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+      AND ($partitions IS NULL OR f.partition IN $partitions)
+      AND all(t IN $tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $now)
+      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+      AND NOT f.id IN $exclude
+      THEN {f: f, score: score} END) AS kept
+    RETURN CASE WHEN depth < $wide AND size(kept) < $k AND deeper >= depth THEN null
+                ELSE kept[..$k] END AS mid
+  }
+  CALL (spec, mid) {
+    WITH spec, mid
+    WHERE mid IS NULL
+    CALL db.index.fulltext.queryNodes(spec.index, spec.scoped, {limit: $wide}) YIELD node, score
+    WITH node AS f, score
+    WHERE f.scope = $scope AND f.status IN $statuses
+      AND ($partitions IS NULL OR f.partition IN $partitions)
+      AND all(t IN $tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $now)
+      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+      AND NOT f.id IN $exclude
+    WITH f, score ORDER BY score DESC LIMIT $k
+    RETURN collect({f: f, score: score}) AS slow
+  }
+  RETURN collect({list: spec.list,
+    kept: CASE WHEN size(slow) > size(fast) THEN slow
+               WHEN size(coalesce(mid, [])) > size(fast) THEN mid
+               ELSE fast END,
+    exhaustive: size(slow) > size(fast) OR size(coalesce(mid, [])) > size(fast)}) AS text_lists
+}
+CALL (tag_exact) {
+  WITH $vector AS vector
+  WHERE vector IS NOT NULL AND NOT tag_exact AND NOT $scope_exact
+  UNWIND $statuses AS status
+  CALL (status) {
+    MATCH (f:Fact)
+      SEARCH f IN (VECTOR INDEX fact_embedding_filtered FOR $vector
+        WHERE f.scope = $scope AND f.status = status LIMIT $vec_fetch) SCORE AS score
+    RETURN f, score
+  }
+  WITH f, score ORDER BY score DESC
+  WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+    THEN {f: f, score: score} END) AS kept
+  RETURN raw AS vec_raw, kept[..$k] AS vec_first
+}
+// Filters the index does not hold left fewer than $k of the first $vec_fetch: the index is
+// asked once more, $vec_retry wide, before the exact scan below. Only when the first call came
+// back full, so the index holds more, and the retry is wider.
+CALL (vec_raw, vec_first) {
+  WITH vec_raw, vec_first
+  WHERE size(vec_first) < $k AND vec_raw >= $vec_fetch AND $vec_retry > $vec_fetch
+  UNWIND $statuses AS status
+  CALL (status) {
+    MATCH (f:Fact)
+      SEARCH f IN (VECTOR INDEX fact_embedding_filtered FOR $vector
+        WHERE f.scope = $scope AND f.status = status LIMIT $vec_retry) SCORE AS score
+    RETURN f, score
+  }
+  WITH f, score
+  WHERE f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+  WITH f, score ORDER BY score DESC LIMIT $k
+  RETURN collect({f: f, score: score}) AS vec_retried
+}
+WITH *, CASE WHEN size(vec_retried) > size(vec_first) THEN vec_retried ELSE vec_first END AS vec_fast
+// The gates below are values, not WHERE clauses: a seek keyed on a null gate finds nothing,
+// whereas the planner may run an unconditional seek first and filter on the condition later.
+// The pool an exact vector score would scan, gathered once (at most $exact_max facts): the
+// facts of the rarest tag asked for (its Tag node links exactly the facts that carry it), else
+// the scope's live facts. Testing every fact of the scope for a tag reads each one's
+// properties, ~40 ms per 1,000 facts.
+CALL (vec_fast, rarest) {
+  WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $scope END AS gate
+  CALL (gate, rarest) {
+    WITH CASE WHEN gate IS NOT NULL THEN rarest.tag END AS tag
+    MATCH (tag)<-[:TAGGED]-(f:Fact)
+    RETURN f
+    UNION ALL
+    WITH CASE WHEN size($tags) = 0 THEN gate END AS scope_gate
+    MATCH (f:Fact)
+    WHERE f.scope = scope_gate AND f.status IN $statuses
+    RETURN f
+  }
+  WITH f LIMIT $exact_max
+  RETURN collect(f) AS pool
+}
+CALL (vec_fast, pool) {
+  UNWIND CASE WHEN size(vec_fast) < $k AND size(pool) < $exact_max THEN pool ELSE [] END AS f
+  WITH f
+  WHERE f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+    AND f.embedding IS NOT NULL
+  WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
+  ORDER BY score DESC, f.id LIMIT $k
+  RETURN collect({f: f, score: score}) AS vec_slow
+}
+CALL (vec_fast, pool) {
+  WITH vec_fast, pool
+  WHERE size(vec_fast) < $k AND size(pool) >= $exact_max
+  UNWIND $statuses AS status
+  CALL (status) {
+    MATCH (f:Fact)
+      SEARCH f IN (VECTOR INDEX fact_embedding_filtered FOR $vector
+        WHERE f.scope = $scope AND f.status = status LIMIT $wide) SCORE AS score
+    RETURN f, score
+  }
+  WITH f, score
+  WHERE f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+  WITH f, score ORDER BY score DESC LIMIT $k
+  RETURN collect({f: f, score: score}) AS vec_wide
+}
+WITH [l IN text_lists WHERE l.list = 'fulltext' | l][0] AS ft_list,
+     [l IN text_lists WHERE l.list = 'passage' | l][0] AS ps_list,
+     CASE WHEN size(vec_slow) > size(vec_fast) THEN vec_slow
+          WHEN size(vec_wide) > size(vec_fast) THEN vec_wide
+          ELSE vec_fast END AS vec,
+     size(vec_slow) > size(vec_fast) AS vec_exact
+WITH coalesce(ft_list.kept, []) AS ft, coalesce(ps_list.kept, []) AS ps, vec,
+     coalesce(ft_list.exhaustive, false) AS ft_exhaustive, vec_exact
+CALL (ft, vec) {
+  WITH ft, vec
+  WHERE $hops > 0
+  UNWIND ft[..$seeds] + vec[..$seeds] AS seed
+  WITH DISTINCT seed.f AS s
+  MATCH (s)-[:MENTIONS]->(e:Entity)
+  WITH e, collect(s) AS mentioned_by
+  // A person or place can be mentioned by thousands of facts: follow each entity to its $k
+  // most recent mentions only (relationship chains are newest first), so the cost is bounded.
+  CALL (e) {
+    MATCH (e)<-[:MENTIONS]-(f:Fact)
+    WITH f LIMIT $k
+    RETURN f
+  }
+  UNWIND mentioned_by AS s
+  WITH s, e, f
+  WHERE f <> s AND f.scope = $scope AND f.status IN $statuses
+    AND ($partitions IS NULL OR f.partition IN $partitions)
+    AND all(t IN $tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $now)
+    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
+    AND NOT f.id IN $exclude
+  WITH f, count(DISTINCT s) AS seeds, count(DISTINCT e) AS entities
+  ORDER BY seeds DESC, entities DESC, f.id LIMIT $k
+  RETURN collect({f: f, score: toFloat(seeds)}) AS graph
+}
+CALL (ft, ps, vec, graph) {
+  UNWIND ft + ps + vec + graph AS x
+  WITH DISTINCT x.f AS n
+  // $full: the whole fact (named properties, as in search_related.cypher), for a reranker
+  // that reads the facts. Otherwise only what ranking reads (~8 ms less at 100,000 facts); the
+  // hits' own properties come with the related round trip (search_related.cypher).
+  // Datetimes as strings: the Python driver's DateTime hydration costs ~0.1 ms per value,
+  // more than the index calls for ~100 candidates; graph.facts parses the ISO text.
+  RETURN collect(CASE WHEN $full THEN n {.id, .scope, .partition, .text, .index_text,
+    .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
+    .content_hash, .embedder, .status, .strength, .access_count,
+    valid_from: toString(n.valid_from), valid_to: toString(n.valid_to),
+    recorded_at: toString(n.recorded_at), updated_at: toString(n.updated_at),
+    expired_at: toString(n.expired_at), expires_at: toString(n.expires_at),
+    last_accessed_at: toString(n.last_accessed_at)}
+    ELSE n {.id, .importance, .strength, .subject, recorded_at: toString(n.recorded_at),
+    last_accessed_at: toString(n.last_accessed_at)} END)
+    AS facts
+}
+RETURN [x IN ft | {id: x.f.id, score: x.score}] AS fulltext,
+       [x IN vec | {id: x.f.id, score: x.score}] AS vector,
+       [x IN graph | {id: x.f.id, score: x.score}] AS graph,
+       [x IN ps | {id: x.f.id, score: x.score}] AS passage,
+       facts, ft_exhaustive, vec_exact
