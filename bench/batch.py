@@ -41,9 +41,9 @@ from bench.locomo import turn_rows
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
-from graph.embedding import length_order
 from graph.memory import Memory
-from graph.validation import fact_from_mapping
+from graph.platform.embedding import length_order
+from graph.write.validation import fact_from_mapping
 
 DATA = Path("/work/shared/data/locomo/locomo-dev.json")
 

@@ -31,13 +31,13 @@ from typing import Any
 from graph.browse import lexical, lexical_search, timeline
 from graph.bulk.autocommit import delete_scope
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.entities import normalise
-from graph.facts import FactInput, FactStatus
-from graph.indexing import content_hash, index_text, lexical_text
-from graph.schema import apply_schema
-from graph.store import fact_properties, new_id
+from graph.platform.embedding import Embedder
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema
+from graph.storage.store import fact_properties, new_id
+from graph.write.entities import normalise
+from graph.write.facts import FactInput, FactStatus
+from graph.write.indexing import content_hash, index_text, lexical_text
 
 FIRST = ("Ana", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal")
 LAST = ("Berg", "Lind", "Moss", "Reyes", "Sato", "Voss", "Wolfe", "Yoon")

@@ -67,7 +67,7 @@ LIVES_IN = ("Sweden", "Norway", "Berlin")
 # -- the service and its Neo4j ---------------------------------------------------------------
 def _factgraph() -> list[str]:
     exe = Path(sys.executable).parent / "factgraph"
-    return [str(exe)] if exe.exists() else [sys.executable, "-m", "graph.cli"]
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "factgraph.cli"]
 
 
 def _answers(url: str) -> bool:

@@ -1,6 +1,6 @@
 """What live subscribers cost a write: `EventBus.publish` with 0 to 1000 subscriptions.
 
-Each write publishes one change after its transaction commits (graph/events.py). This times
+Each write publishes one change after its transaction commits (graph/write/events.py). This times
 that call alone, from a worker thread as in the service, with every subscription of the scope
 either keeping up (a consumer on the event loop reads) or stalled (nobody reads: its queue is
 full and every change is dropped and counted). A write's own time (tens of milliseconds:
@@ -21,7 +21,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from graph.events import Action, EventBus, FactChange
+from graph.write.events import Action, EventBus, FactChange
 
 PUBLISHES = 2_000
 ROUNDS = 5

@@ -41,7 +41,6 @@ from typing import Any
 
 import numpy as np
 
-from graph import cypher, vector_shards
 from graph.bulk.autocommit import delete_scope, run_autocommit
 from graph.bulk.importer import Importer, ImportOptions, ImportSummary, settle
 from graph.bulk.initial import run_initial_import
@@ -49,9 +48,10 @@ from graph.bulk.rows import read_records
 from graph.bulk.spec import FactRow
 from graph.bulk.wire import Rows
 from graph.config import Settings
-from graph.db import run
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.storage import cypher, vector_shards
+from graph.storage.db import run
 
 LADDER: list[tuple[str, tuple[str, ...]]] = [
     ("facts only", ()),

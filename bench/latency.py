@@ -80,17 +80,18 @@ from bench.latency_report import (
     stamp,
     store_markdown,
 )
-from graph import vector_shards, warmup
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
-from graph.embedding import Embedder
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
-from graph.neo4j_memory import MIB, page_cached_bytes
+from graph.platform import warmup
+from graph.platform.embedding import Embedder
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.platform.neo4j_memory import MIB, page_cached_bytes
+from graph.platform.warmup import warm_page_cache
 from graph.search import SearchOptions, access, to_lucene
 from graph.search.candidates import fetch_size, shares, text_query
-from graph.warmup import warm_page_cache
+from graph.storage import vector_shards
 
 RESULTS = Path(__file__).resolve().parent / "results"
 # Floor samples and searches alternate in blocks of this many (Bench.paired).
@@ -330,7 +331,7 @@ def serve(port: int) -> None:
     """The service process: `Memory.connect` + `create_app` on uvicorn, as `factgraph serve`."""
     import uvicorn
 
-    from graph.logs import setup_logging
+    from graph.observability.logs import setup_logging
     from resolvers.app import create_app
 
     settings = Settings.from_env().with_overrides(host="127.0.0.1", port=port)
@@ -550,7 +551,8 @@ class Bench:
         if total <= 0:
             return
         if warmup.enabled(self.memory.settings):
-            # What `factgraph serve` does in the background when it starts (graph/warmup.py);
+            # What `factgraph serve` does in the background when it starts
+            # (graph/platform/warmup.py);
             # the service under test is handed its Memory, so it does not do it itself.
             print(warm_page_cache(self.memory.db).describe(), file=sys.stderr)
         started = time.perf_counter()

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from graph.embedding import Embedder
+from graph.platform.embedding import Embedder
 
 FIRST = [
     "Ana",

@@ -261,8 +261,8 @@ def store_markdown(store: dict[str, dict[str, Any]]) -> list[str]:
         "Measured after each layout's warm-up. The page cache serves the store files and native",
         "indexes; the full-text and vector indexes are Lucene files read through the OS file",
         "cache. Rows measured before 2026-11-26 10:00 UTC ran with a page cache sized from the",
-        "page-cached part at start-up; since then graph/neo4j_memory.py gives it 35% of the",
-        "machine from the first start (Neo4j takes it only as the store uses it).",
+        "page-cached part at start-up; since then graph/platform/neo4j_memory.py gives it 35% of",
+        "the machine from the first start (Neo4j takes it only as the store uses it).",
         "",
         "| layout | database on disk | page-cached part | Lucene indexes | heap | page cache "
         "| Neo4j RSS | service RSS |",

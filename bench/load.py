@@ -47,7 +47,7 @@ from typing import Any
 import httpx
 
 from graph.config import Settings
-from graph.db import Database
+from graph.storage.db import Database
 
 REMEMBER = """mutation($s: String!, $t: String!, $subject: String) {
   remember(scope: $s, fact: {text: $t, subject: $subject}) { kind fact { id text } }

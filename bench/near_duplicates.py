@@ -8,8 +8,9 @@ dogs" far closer than MiniLM does. This bench embeds labelled pairs the way `rem
 fact (its index text: the situating prefix, then the text) and prints, per threshold, how many
 restatements of one fact would be caught (they should be) and how many different facts would be
 folded into an older one (they must not be), with and without the pipeline's word-overlap guard
-(graph/pipeline.py `same_wording`: most words shared, the same numbers). The threshold in
-graph/embedding.py KNOWN_MODELS keeps every restatement caught with the guard on while folding
+(graph/write/pipeline.py `same_wording`: most words shared, the same numbers). The threshold in
+graph/platform/embedding.py KNOWN_MODELS keeps every restatement caught with the guard on while
+folding
 as few different facts as the higher thresholds do.
 """
 
@@ -20,10 +21,10 @@ import json
 from datetime import UTC, datetime
 
 from graph.config import Settings
-from graph.embedding import Embedder
-from graph.facts import FactInput
-from graph.indexing import index_text
-from graph.pipeline import same_wording
+from graph.platform.embedding import Embedder
+from graph.write.facts import FactInput
+from graph.write.indexing import index_text
+from graph.write.pipeline import same_wording
 
 # The same fact said again: punctuation, case, a filler word, a contraction, word order.
 SAME = [

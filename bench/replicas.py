@@ -26,10 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import neo4j
 
-from graph import cypher
 from graph.config import Settings
 from graph.memory import Memory
-from graph.store import write_context
+from graph.storage import cypher
+from graph.storage.store import write_context
 
 
 def summary(samples: list[float]) -> str:

@@ -27,10 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-from graph import cypher
 from graph.bulk.autocommit import run_autocommit
 from graph.config import Settings
-from graph.db import Database
+from graph.storage import cypher
+from graph.storage.db import Database
 
 DIMENSIONS = 384
 

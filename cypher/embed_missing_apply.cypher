@@ -1,5 +1,5 @@
 // Complete facts loaded by Cypher so they equal remembered ones: `props` is the full
-// graph.store.fact_properties map (content hash, live_hash, derived texts, vector, defaults),
+// graph.storage.store.fact_properties map (content hash, live_hash, derived texts, vector, defaults),
 // entities and tags are linked as cypher/fact_insert.cypher links them, and an audit event is
 // recorded. A live fact whose content already lives in the scope is an exact duplicate: the
 // existing fact is reinforced (as a repeated remember would) and the loaded copy removed.

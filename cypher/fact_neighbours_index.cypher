@@ -1,4 +1,4 @@
-// Nearest neighbours through the scope's vector index ($index, graph/vector_shards.py),
+// Nearest neighbours through the scope's vector index ($index, graph/storage/vector_shards.py),
 // over-fetched ($fetch) then filtered to the scope.
 CALL db.index.vector.queryNodes($index, $fetch, $vector) YIELD node AS f, score
 WITH f, score

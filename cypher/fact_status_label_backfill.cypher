@@ -1,5 +1,5 @@
 // Give every fact that has none the status label mirroring its `status`, in bounded
-// transactions (an auto-commit query: graph/schema.py runs it when the gap check finds any).
+// transactions (an auto-commit query: graph/storage/schema.py runs it when the gap check finds any).
 MATCH (f:Fact)
 WHERE NOT (f:Active OR f:Quarantined OR f:Superseded OR f:Forgotten)
 CALL (f) {

@@ -1,6 +1,6 @@
 // Fast-path import of one batch of facts, the first statement of one managed write transaction
 // (graph/bulk/importer.py). Each row is {line, props, times}: `props` and `times` together are
-// exactly graph.store.fact_properties' map, the datetimes travelling as ISO 8601 text in `times`
+// exactly graph.storage.store.fact_properties' map, the datetimes travelling as ISO 8601 text in `times`
 // because the driver is slow to convert them (see graph/bulk/wire.py); `datetime()` restores
 // each one. The facts created here get their entities, tags and audit events from the next
 // statements of the same transaction, once per batch (cypher/import_fact_entities.cypher,

@@ -1,4 +1,4 @@
-// Rebuild the passages a fast-import batch reaches (graph/passages.py refresh_sessions): the
+// Rebuild the passages a fast-import batch reaches (graph/write/passages.py refresh_sessions): the
 // same passages cypher/fact_passages_refresh.cypher builds, slot by slot, but with one index
 // seek per session of the batch instead of two per slot. Each session's facts from
 // $radius * 2 turns before its first slot to as many after its last are read once, in turn

@@ -1,7 +1,7 @@
 // Hybrid search candidates in one round trip: full-text (fact_fulltext_filtered; $lucene
 // carries zero-weight clauses for the scope, the tags and the partitions), passage
 // (fact_passage_fulltext, $passage_lucene likewise) and vector lists ($vector_index: the scope's
-// shard, graph/vector_shards.py) from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
+// shard, graph/storage/vector_shards.py) from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
 // optionally an entity-expansion list. A scope that holds most of the facts gets $lucene
 // without the scope clause (graph/search/candidates.py: the clause then costs more than it
 // narrows); the widest retry below always asks with the clause ($lucene_scoped), so a shortfall
@@ -32,7 +32,7 @@ CALL () {
 WITH rarest, rarest IS NOT NULL AND rarest.degree < $tag_exact_max AS tag_exact
 // The full-text lists, each asked of its own index the same way: the turn's own text
 // (fact_fulltext_filtered, $lucene) and its passage (fact_passage_fulltext: each turn's text
-// with its neighbours', graph/passages.py; $passage_lucene). A list whose query is empty is not
+// with its neighbours', graph/write/passages.py; $passage_lucene). A list whose query is empty is not
 // asked. Each list comes back as {list, kept, exhaustive}, ranked and filtered.
 CALL () {
   UNWIND [spec IN [
@@ -109,7 +109,7 @@ CALL (tag_exact) {
     THEN {f: f, score: score} END) AS kept
   RETURN raw AS vec_raw, kept[..$k] AS vec_first
 }
-// A scope that shares its vector shard (graph/vector_shards.py) can find fewer than $k of its
+// A scope that shares its vector shard (graph/storage/vector_shards.py) can find fewer than $k of its
 // facts among the first $vec_fetch neighbours: the index is asked once more, $vec_retry wide
 // (about 10-20 ms for a few thousand neighbours of a 60,000-vector shard), before the exact
 // scan below (about 200 ms for 10,000 facts). Only when the first call came back full, so the
@@ -219,7 +219,7 @@ CALL (ft, ps, vec, graph) {
   // that reads the facts. Otherwise only what ranking reads (~8 ms less at 100,000 facts); the
   // hits' own properties come with the related round trip (search_related.cypher).
   // Datetimes as strings: the Python driver's DateTime hydration costs ~0.1 ms per value,
-  // more than the index calls for ~100 candidates; graph.facts parses the ISO text.
+  // more than the index calls for ~100 candidates; graph.write.facts parses the ISO text.
   RETURN collect(CASE WHEN $full THEN n {.id, .scope, .partition, .text, .index_text,
     .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
     .content_hash, .embedder, .status, .strength, .access_count,

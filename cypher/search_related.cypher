@@ -5,7 +5,7 @@
 // (among each tag's most recent $per_tag facts). Briefs carry neither sessions nor tags, so
 // both are read here, from the hits themselves. Filters as in search except
 // tags; hits and excluded ids are left out.
-// Facts come back as the properties graph.facts.Fact reads, named one by one: `f {.*}` would
+// Facts come back as the properties graph.write.facts.Fact reads, named one by one: `f {.*}` would
 // also read each fact's embedding (~3 KB from the array store) only to drop it.
 CALL () {
   UNWIND $window AS h

@@ -1,3 +1,3 @@
 // First start of the local server: move the initial password to the configured one
-// (graph/neo4j_local.py; run on the system database).
+// (graph/platform/neo4j_local.py; run on the system database).
 ALTER CURRENT USER SET PASSWORD FROM $old TO $new

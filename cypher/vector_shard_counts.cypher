@@ -1,6 +1,6 @@
 // How many facts the database and each vector shard (:VectorShard00 .. :VectorShard15,
-// graph/vector_shards.py) hold, from the count store, so it costs nothing however large the
-// database: the facts missing a shard label at start-up (graph/schema.py) and the shards an
+// graph/storage/vector_shards.py) hold, from the count store, so it costs nothing however large the
+// database: the facts missing a shard label at start-up (graph/storage/schema.py) and the shards an
 // import filled (graph/bulk/settle.py). search_scope_share.cypher reads the same counts beside a
 // scope's own, so that search sizes its vector call in one round trip.
 CALL () { MATCH (f:Fact) RETURN count(f) AS facts }

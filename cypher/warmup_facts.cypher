@@ -1,4 +1,4 @@
-// Page-cache warm-up (graph/warmup.py): read, once, the properties of every fact that a search
+// Page-cache warm-up (graph/platform/warmup.py): read, once, the properties of every fact that a search
 // reads back (search_candidates.cypher's ranking fields, search_related.cypher's whole fact),
 // so the first searches after a start find the node and property stores in Neo4j's page cache
 // instead of reading them from disk one fact at a time. The embedding is left out: search

@@ -1,4 +1,4 @@
-// Page-cache warm-up (graph/warmup.py): walk every fact's tags and entities, as a search's
+// Page-cache warm-up (graph/platform/warmup.py): walk every fact's tags and entities, as a search's
 // shared-tag and entity expansions do (search_related.cypher, search_candidates.cypher), so
 // the relationship store's pages and the tags' and entities' nodes are cached.
 CALL () {

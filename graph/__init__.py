@@ -4,7 +4,6 @@ The public Python API. Names listed in `__all__` are locked by a test; change th
 """
 
 from graph.config import Settings
-from graph.entities import DefaultEntityResolver, EntityResolver, ResolvedEntity, normalise
 from graph.errors import (
     Conflict,
     DatabaseUnavailable,
@@ -13,8 +12,9 @@ from graph.errors import (
     SchemaMismatch,
     ValidationError,
 )
-from graph.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.memory import Memory
+from graph.write.entities import DefaultEntityResolver, EntityResolver, ResolvedEntity, normalise
+from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 
 __all__ = [
     "Conflict",

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from graph.neo4j_versions import parse as parse_version
+from graph.platform.neo4j_versions import parse as parse_version
 
 DEFAULT_LOCAL_PASSWORD = "factgraph-local"
 DEFAULT_NEO4J_VERSION = "5.26.30"
@@ -100,7 +100,7 @@ class LocalNeo4jSettings:
     home: Path = Path(".factgraph/neo4j")
     bolt_port: int = 7687
     http_port: int = 7474
-    # "auto": sized from the store and the machine at each start (graph/neo4j_memory.py).
+    # "auto": sized from the store and the machine at each start (graph/platform/neo4j_memory.py).
     heap: str = "auto"
     pagecache: str = "auto"
     start_timeout: float = 120.0
@@ -125,16 +125,17 @@ DEFAULT_SINGLE_VALUED = (
 )
 
 
-# The near-duplicate cosine of a model without a calibrated one (graph/embedding.py KNOWN_MODELS).
+# The near-duplicate cosine of a model without a calibrated one (graph/platform/embedding.py
+# KNOWN_MODELS).
 DEFAULT_NEAR_DUPLICATE = 0.95
 
 
 @dataclass(frozen=True)
 class PipelineSettings:
-    """Policy of the write pipeline (graph/pipeline.py); each knob has an env variable."""
+    """Policy of the write pipeline (graph/write/pipeline.py); each knob has an env variable."""
 
     enabled: bool = True
-    # None: the embedding model's own calibrated cosine (graph/embedding.py KNOWN_MODELS,
+    # None: the embedding model's own calibrated cosine (graph/platform/embedding.py KNOWN_MODELS,
     # 0.95 for a model not in the table), set by graph.memory.Memory.
     near_duplicate_threshold: float | None = None
     near_duplicate_action: str = "dedup"
@@ -298,7 +299,7 @@ class Settings:
     local: LocalNeo4jSettings = field(default_factory=LocalNeo4jSettings)
     model_name: str = "local/e5-small-v2-int8"
     model_path: Path | None = None
-    # None: the model's entry in graph/embedding.py's KNOWN_MODELS (or mean / no prefix).
+    # None: the model's entry in graph/platform/embedding.py's KNOWN_MODELS (or mean / no prefix).
     model_pooling: str | None = None
     model_query_prefix: str | None = None
     model_doc_prefix: str | None = None
@@ -306,18 +307,18 @@ class Settings:
     # Threads of the session that embeds search queries; equal to embed_threads: one session.
     query_threads: int = 1
     # onnxruntime's threads busy-wait between runs (its default) only when this is on; off,
-    # they stop when a run returns, leaving the cores to Neo4j (graph/embedding.py
+    # they stop when a run returns, leaving the cores to Neo4j (graph/platform/embedding.py
     # STOP_SPINNING).
     embed_spinning: bool = False
-    # Texts per model run when many are embedded at once (graph/embedding.py EMBED_BATCH).
+    # Texts per model run when many are embedded at once (graph/platform/embedding.py EMBED_BATCH).
     embed_batch: int = 16
-    # Most facts one remember_many call takes (graph/batch.py).
+    # Most facts one remember_many call takes (graph/write/batch.py).
     batch_max: int = 1_000
     # A search with passages asks its passage list as a second, concurrent query (see
     # graph/search/candidates.fetch_overlapped); off: one query after the embedding.
     search_overlap: bool = True
     # Read the store's hot parts into Neo4j's page cache when the service starts
-    # (graph/warmup.py): auto (the local Neo4j only) | on | off.
+    # (graph/platform/warmup.py): auto (the local Neo4j only) | on | off.
     warmup: str = "auto"
     # Raise the server's notifications (deprecations above all) as Python warnings
     # (neo4j.warnings.Neo4jWarning): the test suite turns a deprecation into a failure.

@@ -16,10 +16,10 @@ from datetime import datetime
 from typing import Any
 
 from graph.clock import Clock, system_clock
-from graph.db import Database, run
 from graph.errors import NotFound, ValidationError
-from graph.facts import read_time
-from graph.validation import check_scope
+from graph.storage.db import Database, run
+from graph.write.facts import read_time
+from graph.write.validation import check_scope
 
 MAX_CONTEXT_ID_CHARS = 512
 MAX_CONTEXT_IDS = 1_000

@@ -2,7 +2,7 @@
 
 `Memory` owns a Neo4j connection and an embedder and exposes every operation as a method that
 names its scope first. It holds the order of operations; the storage details are in
-`graph.store` and the Cypher in `cypher/`.
+`graph.storage.store` and the Cypher in `cypher/`.
 """
 
 from __future__ import annotations
@@ -15,18 +15,26 @@ from typing import Any, TypeVar
 
 from neo4j import ManagedTransaction
 
-from graph import batch, browse, contexts, store, tracing, validation
+from graph import browse, contexts
 from graph.clock import Clock, system_clock
 from graph.config import Settings
-from graph.cursors import Page, decode_cursor, encode_cursor
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.entities import DefaultEntityResolver, EntityResolver
 from graph.errors import Conflict, NotFound, ValidationError
-from graph.events import Action, EventBus, FactChange, QueueMove
-from graph.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
-from graph.indexing import content_hash, index_text, lexical_text
-from graph.pipeline import (
+from graph.observability import tracing
+from graph.platform.embedding import Embedder
+from graph.recall import DeepRecall, IterativeResult
+from graph.search import SearchOptions, SearchResult, access
+from graph.search import search as hybrid_search
+from graph.storage import store
+from graph.storage.cursors import Page, decode_cursor, encode_cursor
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema, other_models
+from graph.storage.store import EntityRef, fact_properties, get_fact, new_id
+from graph.write import batch, validation
+from graph.write.entities import DefaultEntityResolver, EntityResolver
+from graph.write.events import Action, EventBus, FactChange, QueueMove
+from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
+from graph.write.indexing import content_hash, index_text, lexical_text
+from graph.write.pipeline import (
     Verdict,
     decide,
     is_single_valued,
@@ -34,12 +42,7 @@ from graph.pipeline import (
     predicate_key,
     quarantine_reason,
 )
-from graph.recall import DeepRecall, IterativeResult
-from graph.schema import apply_schema, other_models
-from graph.search import SearchOptions, SearchResult, access
-from graph.search import search as hybrid_search
-from graph.store import EntityRef, fact_properties, get_fact, new_id
-from graph.validation import check_scope, fact_from_mapping, validate
+from graph.write.validation import check_scope, fact_from_mapping, validate
 
 T = TypeVar("T")
 log = logging.getLogger("factgraph.memory")
@@ -70,7 +73,7 @@ class Memory:
         self.resolver: EntityResolver = resolver or DefaultEntityResolver()
         self.clock = clock
         self._recall: DeepRecall | None = None
-        # Committed changes, for live subscribers (graph/events.py); per process.
+        # Committed changes, for live subscribers (graph/write/events.py); per process.
         self.events = EventBus()
 
     @classmethod
@@ -220,7 +223,7 @@ class Memory:
         pipeline: bool | None = None,
     ) -> list[Decision]:
         """Write a batch through the pipeline: one decision per fact, in input order, equal to
-        those of `remember_with_decision` called on each fact in turn (graph/batch.py).
+        those of `remember_with_decision` called on each fact in turn (graph/write/batch.py).
 
         Every fact is validated first: one bad fact refuses the batch (ValidationError naming
         `facts[i].field`) and nothing is written. At most FACTGRAPH_BATCH_MAX facts (1,000).

@@ -12,7 +12,7 @@ import enum
 import strawberry
 from strawberry.types import Info
 
-from graph.access import ANY_SCOPE, Role
+from graph.auth.roles import ANY_SCOPE, Role
 from resolvers.context import Gate, authorize, principal_of
 
 ROLES = (

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graph import metrics
+from graph.observability import metrics
 from resolvers.observe import route_label, send_error, serves_data
 
 OVERLOADED = "OVERLOADED"

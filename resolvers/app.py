@@ -30,14 +30,15 @@ from starlette.routing import Route, WebSocketRoute
 from strawberry.asgi import GraphQL
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 
-from graph import metrics, warmup
-from graph.access import auth_required
-from graph.apikeys import KeyStore
+from graph.auth.apikeys import KeyStore
+from graph.auth.roles import auth_required
 from graph.config import Settings
 from graph.consolidation import BackgroundConsolidator
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
-from graph.health import health_report
 from graph.memory import Memory
+from graph.observability import metrics
+from graph.observability.health import health_report
+from graph.platform import warmup
 from resolvers import browser_assets, console, rest, rest_memories
 from resolvers.admission import Admission
 from resolvers.bookmarks import CausalConsistency
@@ -123,7 +124,7 @@ def create_app(
     a ~40 ms pause in the middle of some search every thousand or so requests.
 
     Whether API keys are required follows FACTGRAPH_AUTH and the bind address
-    (`graph.access.auth_required`) unless `require_auth` says so explicitly.
+    (`graph.auth.roles.auth_required`) unless `require_auth` says so explicitly.
     """
     config = settings or (memory.settings if memory is not None else Settings.from_env())
     required = auth_required(config.auth, config.host) if require_auth is None else require_auth

@@ -5,9 +5,10 @@ another, whose Neo4j session knows nothing of the write. A request that wrote an
 bookmark of its writes, in the `X-Neo4j-Bookmark` response header and, for GraphQL, in the
 response's `extensions.neo4jBookmark` (the header is easy to lose behind GraphQL client
 libraries). A client that sends the value back in `X-Neo4j-Bookmark` is read, on whichever
-replica answers, at no older a state than its write (graph/bookmarks.py does the Neo4j side).
+replica answers, at no older a state than its write (graph/storage/bookmarks.py does the Neo4j
+side).
 Values are signed by the service, and anything else is refused before Neo4j is asked (see
-`graph.bookmarks.Signer` for why).
+`graph.storage.bookmarks.Signer` for why).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
-from graph import bookmarks
 from graph.errors import DatabaseUnavailable, ValidationError
 from graph.memory import Memory
+from graph.storage import bookmarks
 from resolvers.observe import send_error
 
 log = logging.getLogger("factgraph.http")
@@ -33,7 +34,7 @@ class CausalConsistency:
 
     A plain ASGI middleware so the context variable it sets is the one the route's worker
     threads inherit (Starlette and anyio copy the context into them). Bookmarks are signed
-    (`graph.bookmarks.Signer`); its key is read from Neo4j on first use, on a worker thread,
+    (`graph.storage.bookmarks.Signer`); its key is read from Neo4j on first use, on a worker thread,
     and kept for the process.
     """
 

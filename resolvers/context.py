@@ -18,8 +18,8 @@ from starlette.requests import HTTPConnection, Request
 from starlette.types import Scope
 from strawberry.types import Info
 
-from graph.access import ANY_SCOPE, ApiKey, Role, Unauthenticated, check, is_loopback
-from graph.apikeys import KeyStore
+from graph.auth.apikeys import KeyStore
+from graph.auth.roles import ANY_SCOPE, ApiKey, Role, Unauthenticated, check, is_loopback
 from graph.memory import Memory
 
 P = ParamSpec("P")
@@ -117,7 +117,7 @@ def rest_scope(request: Request) -> str:
 def authorize_request(request: Request, scope: str | None, role: str | Role = "reader") -> None:
     """REST's access check: call first thing in a REST handler, before touching `scope`.
 
-    Raises `graph.access.Unauthenticated` / `Forbidden`; the app's exception handlers turn
+    Raises `graph.auth.roles.Unauthenticated` / `Forbidden`; the app's exception handlers turn
     them into 401 / 403 JSON answers (as they turn DatabaseUnavailable into 503), so a handler
     needs no try/except: `authorize_request(request, scope, "writer")`.
     """

@@ -23,7 +23,7 @@ from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from graph import bookmarks
+from graph.storage import bookmarks
 
 ALLOWED_METHODS = ("GET", "POST", "DELETE")
 ALLOWED_HEADERS = (

@@ -11,9 +11,9 @@ from datetime import datetime
 import strawberry
 from strawberry.types import Info
 
-from graph.batch import checked_size
 from graph.errors import ValidationError
-from graph.facts import FactInput as DomainFactInput
+from graph.write.batch import checked_size
+from graph.write.facts import FactInput as DomainFactInput
 from resolvers.context import call, memory_for
 from resolvers.inputs import FactInput
 from resolvers.types import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from graph.health import HealthReport, health_report
+from graph.observability.health import HealthReport, health_report
 from resolvers.context import call, memory
 
 

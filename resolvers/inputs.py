@@ -9,8 +9,8 @@ from typing import Any
 import strawberry
 from strawberry.scalars import JSON
 
-from graph.facts import FactInput as DomainFactInput
-from graph.validation import fact_from_mapping
+from graph.write.facts import FactInput as DomainFactInput
+from graph.write.validation import fact_from_mapping
 
 
 @strawberry.input(description="A fact to remember. Only text is required.")

@@ -1,4 +1,4 @@
-"""GraphQL of the key-value view (`graph.keyed`): what a key-value store on factgraph needs,
+"""GraphQL of the key-value view (`graph.browse.keyed`): what a key-value store on factgraph needs,
 such as the LangGraph store of factgraph_client. Thin shells: reads ask for the reader role,
 the TTL refresh for the writer role."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import strawberry
 from strawberry.types import Info
 
-from graph import keyed as domain
+from graph.browse import keyed as domain
 from resolvers.context import call, memory_for
 from resolvers.types import Fact
 

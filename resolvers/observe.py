@@ -25,9 +25,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from strawberry.extensions import FieldExtension, SchemaExtension
 from strawberry.types import Info, get_object_definition
 
-from graph import metrics, tracing
-from graph.access import Forbidden, Unauthenticated
+from graph.auth.roles import Forbidden, Unauthenticated
 from graph.errors import DatabaseUnavailable, FactgraphError
+from graph.observability import metrics, tracing
 from resolvers.context import Gate, api_key_of, set_principal
 from resolvers.types import RememberResult
 

@@ -24,9 +24,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from graph.errors import FactgraphError, ValidationError
-from graph.facts import Fact
 from graph.search import SearchOptions, SearchResult
 from graph.search.options import MAX_TOP_K, MAX_TURNS
+from graph.write.facts import Fact
 from resolvers.context import authorize, memory_of, rest_scope
 
 log = logging.getLogger("factgraph.rest")

@@ -23,9 +23,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from graph.batch import checked_size
 from graph.errors import FactgraphError, ValidationError
-from graph.facts import Decision, Fact
+from graph.write.batch import checked_size
+from graph.write.facts import Decision, Fact
 from resolvers.context import authorize, memory_of, rest_scope
 from resolvers.rest import error_response, memory_json
 

@@ -1,6 +1,6 @@
 """GraphQL subscriptions over `graphql-transport-ws`: a scope's changes, and its review queue.
 
-Each subscription reads one `graph.events.Subscription` (a bounded queue filled by `Memory`
+Each subscription reads one `graph.write.events.Subscription` (a bounded queue filled by `Memory`
 as writes commit), so a subscriber that reads slowly loses changes, announced by an
 `EventsDropped`, and never slows a write.
 
@@ -36,9 +36,10 @@ from strawberry.subscriptions.protocols.graphql_transport_ws.types import Subscr
 from strawberry.types import Info
 from strawberry.types.unset import UNSET, UnsetType
 
-from graph import events, metrics
-from graph.access import Role, Unauthenticated
+from graph.auth.roles import Role, Unauthenticated
 from graph.errors import DatabaseUnavailable
+from graph.observability import metrics
+from graph.write import events
 from resolvers.context import (
     Gate,
     api_key_of,

@@ -1,4 +1,4 @@
-"""GraphQL output types: the shapes a frontend reads, converted from `graph.facts`."""
+"""GraphQL output types: the shapes a frontend reads, converted from `graph.write.facts`."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import strawberry
 from strawberry.scalars import JSON
 from strawberry.types import Info
 
-from graph import facts as domain
-from graph import store
-from graph.cursors import Page
+from graph.storage import store
+from graph.storage.cursors import Page
+from graph.write import facts as domain
 from resolvers.context import call, memory
 
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from graph.config import Settings
-from graph.embedding import KNOWN_MODELS
+from graph.platform.embedding import KNOWN_MODELS
 
 FACTGRAPH = Path(sys.executable).parent / "factgraph"
 

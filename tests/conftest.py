@@ -20,12 +20,12 @@ import pytest
 import uvicorn
 
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
-from graph.schema import apply_schema
+from graph.platform.embedding import Embedder
+from graph.platform.neo4j_local import LocalNeo4j
 from graph.search import access, candidates
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema
 from resolvers.app import create_app
 from tests.private_neo4j import private_settings, wipe
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from graph.db import Database
+from graph.storage.db import Database
 
 
 @dataclass

@@ -8,7 +8,7 @@ from pathlib import Path
 import neo4j
 
 from graph.config import Settings
-from graph.db import Database
+from graph.storage.db import Database
 from tests.live_server import free_port
 
 

@@ -12,11 +12,11 @@ import httpx
 import pytest
 from mcp.client.session import ClientSession
 
-from graph import store
-from graph.db import Database
 from graph.errors import ValidationError
-from graph.facts import Decision, DecisionKind, FactStatus
 from graph.memory import Memory
+from graph.storage import store
+from graph.storage.db import Database
+from graph.write.facts import Decision, DecisionKind, FactStatus
 from resolvers.app import create_app
 from tests.conftest import GraphQLClient
 from tests.live_server import serve

@@ -10,13 +10,13 @@ import pytest
 
 from graph.browse import lexical, lexical_search
 from graph.config import Settings
-from graph.cypher import load
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.entities import DefaultEntityResolver
 from graph.errors import DatabaseUnavailable
-from graph.facts import DecisionKind
 from graph.memory import Memory
+from graph.platform.embedding import Embedder
+from graph.storage.cypher import load
+from graph.storage.db import Database
+from graph.write.entities import DefaultEntityResolver
+from graph.write.facts import DecisionKind
 from tests.browse_helpers import add
 
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from graph.cypher import load
-from graph.db import Database
 from graph.errors import ValidationError
 from graph.memory import Memory
+from graph.storage.cypher import load
+from graph.storage.db import Database
 from tests.browse_helpers import T0, add
 
 

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from graph import vector_shards
-from graph.cli import main
+from factgraph.cli import main
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.facts import FactInput
 from graph.memory import Memory
+from graph.platform.embedding import Embedder
+from graph.storage import vector_shards
+from graph.storage.db import Database
+from graph.write.facts import FactInput
 from tests.cli_helpers import cli_env, factgraph
 
 COMMANDS = ["serve", "neo4j", "schema", "import", "export", "embed", "reembed", "stats"]

@@ -22,9 +22,9 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from graph.apikeys import KeyStore
-from graph.facts import FactStatus
+from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
+from graph.write.facts import FactStatus
 from resolvers.app import create_app
 from tests.browser import INSTALL_HINT, Browser, Page, chromium, find_chromium
 from tests.live_server import serve

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.apikeys import KeyStore
+from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
 from resolvers.app import create_app
 from tests.conftest import GraphQLClient

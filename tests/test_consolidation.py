@@ -18,16 +18,16 @@ from typing import Any
 
 import pytest
 
-from graph import metrics
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import ConsolidationSettings, Settings
 from graph.consolidation import BackgroundConsolidator, Consolidator, temporal, worker_of
 from graph.consolidation.worker import _running
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.facts import FactStatus
-from graph.health import health_report
 from graph.memory import Memory
+from graph.observability import metrics
+from graph.observability.health import health_report
+from graph.platform.embedding import Embedder
+from graph.storage.db import Database
+from graph.write.facts import FactStatus
 from tests.cli_helpers import FACTGRAPH, cli_env, factgraph
 
 SAID_ON = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # a Monday

@@ -19,10 +19,10 @@ import pytest
 
 from graph.config import ConsolidationSettings, LLMSettings
 from graph.consolidation import Consolidator
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.facts import FactStatus
 from graph.memory import Memory
+from graph.platform.embedding import Embedder
+from graph.storage.db import Database
+from graph.write.facts import FactStatus
 from tests.llm_standin import Reply, StandIn, serve
 
 SAID_ON = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)

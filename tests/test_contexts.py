@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from graph.contexts import get_context, pin, record_recall, unpin
-from graph.db import Database
 from graph.errors import NotFound, ValidationError
 from graph.memory import Memory
+from graph.storage.db import Database
 
 
 def _facts(memory: Memory, scope: str, *texts: str) -> list[str]:

@@ -19,7 +19,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from graph.apikeys import KeyStore
+from graph.auth.apikeys import KeyStore
 from graph.config import cors_origins
 from graph.memory import Memory
 from resolvers.app import create_app

@@ -21,9 +21,9 @@ import pytest
 
 from graph.bulk.exporter import export
 from graph.config import Settings
-from graph.cypher_shell import CypherShell
-from graph.db import Database
 from graph.memory import Memory
+from graph.platform.cypher_shell import CypherShell
+from graph.storage.db import Database
 from tests.cli_helpers import FACTGRAPH
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,18 +9,18 @@ from pathlib import Path
 
 import pytest
 
-from graph import vector_shards
 from graph.bulk.autocommit import run_autocommit
 from graph.bulk.embedjobs import embed_missing, reembed
 from graph.bulk.spec import known_fact_properties
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.facts import FactInput
-from graph.indexing import content_hash
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
-from graph.schema import apply_schema
+from graph.platform.embedding import Embedder
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.storage import vector_shards
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema
+from graph.write.facts import FactInput
+from graph.write.indexing import content_hash
 from tests.graph_snapshot import snapshot
 
 

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from graph.config import Settings
-from graph.embedding import (
+from graph.memory import Memory
+from graph.platform.embedding import (
     DEFAULT_MODEL,
     KNOWN_MODELS,
     MINILM,
@@ -26,7 +27,6 @@ from graph.embedding import (
     Embedder,
     EmbedderError,
 )
-from graph.memory import Memory
 
 TEXT = "Melanie moved from Sweden four years ago."
 

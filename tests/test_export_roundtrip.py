@@ -15,10 +15,10 @@ from graph.bulk.exporter import export, export_to
 from graph.bulk.importer import ImportOptions, run_import
 from graph.bulk.spec import translate_id
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.facts import FactInput
 from graph.memory import Memory
+from graph.platform.embedding import Embedder
+from graph.storage.db import Database
+from graph.write.facts import FactInput
 from tests.graph_snapshot import Snapshot, snapshot
 
 

@@ -17,11 +17,11 @@ import httpx
 import pytest
 
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
-from graph.schema import apply_schema
+from graph.platform.embedding import Embedder
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema
 from resolvers.app import create_app
 from tests.live_server import serve
 from tests.private_neo4j import private_settings
@@ -121,7 +121,8 @@ def test_neo4j_killed_and_restarted_under_writes(
             health_answered_in = time.monotonic() - killed
             assert health.status_code == 503
             assert health.json()["neo4j"] == "down" and "unavailable" in health.json()["detail"]
-            # The failed probe closed the gate (graph/db.py): from now on a query is refused at
+            # The failed probe closed the gate (graph/storage/db.py): from now on a query is refused
+            # at
             # once, or after one connection attempt per PROBE_INTERVAL, never after sitting in
             # the driver's retry loop (max_transaction_retry_time) as a managed query would.
             assert not db.available

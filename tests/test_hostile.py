@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_graphql import Mode, from_schema
 
-from graph.db import Database
 from graph.memory import Memory
+from graph.storage.db import Database
 from resolvers.limits import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS
 from resolvers.schema import schema
 

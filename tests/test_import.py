@@ -13,13 +13,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graph import vector_shards
 from graph.bulk.importer import Importer, ImportOptions, ImportSummary, run_import
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.facts import FactInput
 from graph.memory import Memory
+from graph.platform.embedding import Embedder
+from graph.storage import vector_shards
+from graph.storage.db import Database
+from graph.write.facts import FactInput
 from tests.graph_snapshot import snapshot
 
 T0 = "2024-03-01T09:30:00+00:00"

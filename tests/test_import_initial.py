@@ -15,16 +15,16 @@ from typing import Any
 
 import pytest
 
-from graph import vector_shards
+from factgraph.cli import main
 from graph.bulk.importer import ImportOptions, run_import
 from graph.bulk.initial import NotEmpty, run_initial_import
-from graph.cli import main
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
+from graph.platform.embedding import Embedder
+from graph.platform.neo4j_local import LocalNeo4j
 from graph.search import SearchOptions
+from graph.storage import vector_shards
+from graph.storage.db import Database
 from tests.graph_snapshot import snapshot
 from tests.private_neo4j import private_settings
 

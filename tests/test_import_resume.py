@@ -19,7 +19,7 @@ import pytest
 
 from graph.bulk.spec import translate_id
 from graph.config import Settings
-from graph.db import Database
+from graph.storage.db import Database
 from tests.cli_helpers import FACTGRAPH, cli_env
 from tests.graph_snapshot import Snapshot, snapshot
 

@@ -1,4 +1,4 @@
-"""The key-value view of a scope (graph/keyed.py, GraphQL factsByKey / partitionFacts /
+"""The key-value view of a scope (graph/browse/keyed.py, GraphQL factsByKey / partitionFacts /
 partitions / refreshExpiry): what a key-value store such as the LangGraph store needs."""
 
 from __future__ import annotations

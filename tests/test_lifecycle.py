@@ -6,10 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph.db import Database
 from graph.errors import Conflict, NotFound, ValidationError
-from graph.facts import DecisionKind, FactStatus
 from graph.memory import Memory
+from graph.storage.db import Database
+from graph.write.facts import DecisionKind, FactStatus
 
 
 def at(year: int, month: int = 1) -> datetime:

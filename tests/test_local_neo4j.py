@@ -17,7 +17,7 @@ import neo4j
 import pytest
 
 from graph.config import Settings
-from graph.neo4j_local import LocalNeo4j, Neo4jSetupError
+from graph.platform.neo4j_local import LocalNeo4j, Neo4jSetupError
 from tests.private_neo4j import private_settings
 
 
@@ -69,7 +69,7 @@ def test_the_browser_is_served_by_the_local_server(settings: Settings) -> None:
 def test_missing_java_is_explained(second: LocalNeo4j, tmp_path: Path) -> None:
     env = {**os.environ, "PATH": str(tmp_path)}  # an empty PATH: no java, no mvn
     code = (
-        "from graph.neo4j_local import LocalNeo4j; from graph.config import Settings;"
+        "from graph.platform.neo4j_local import LocalNeo4j; from graph.config import Settings;"
         "LocalNeo4j(Settings.from_env()).require_java()"
     )
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)

@@ -14,7 +14,7 @@ import pytest
 from mcp.client.session import ClientSession
 from starlette.applications import Starlette
 
-from graph.apikeys import KeyStore
+from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
 from resolvers.app import create_app
 from tests.live_server import serve

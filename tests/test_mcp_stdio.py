@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from mcp.client.session import ClientSession
 
-from graph.cli import main
+from factgraph.cli import main
 from graph.errors import ValidationError
 from graph.memory import Memory
 from resolvers.mcp_server.arguments import Arguments

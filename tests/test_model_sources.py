@@ -18,8 +18,13 @@ from pathlib import Path
 import pytest
 
 from graph.config import Settings
-from graph.embedding import DEFAULT_MODEL, KNOWN_MODELS, Embedder, EmbedderError
-from graph.model_sources import E5_SMALL_V2_INT8, MODEL_FILES, ModelSourceError, maven_model
+from graph.platform.embedding import DEFAULT_MODEL, KNOWN_MODELS, Embedder, EmbedderError
+from graph.platform.model_sources import (
+    E5_SMALL_V2_INT8,
+    MODEL_FILES,
+    ModelSourceError,
+    maven_model,
+)
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph import models
-from graph.db import Database
 from graph.memory import Memory
+from graph.storage import models
+from graph.storage.db import Database
 
 
 def test_a_supersede_chain_reads_back_through_the_object_mapper(

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from graph.config import Settings
-from graph.neo4j_local import LocalNeo4j
-from graph.neo4j_memory import GIB, MIB, outgrown, page_cached_bytes, plan, size_bytes
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.platform.neo4j_memory import GIB, MIB, outgrown, page_cached_bytes, plan, size_bytes
 
 
 def test_a_fresh_store_gets_room_to_grow_and_an_eighth_of_the_machine_as_heap() -> None:

@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 from neo4j.warnings import Neo4jDeprecationWarning
 
-from graph import cypher, java_runtime, vector_shards
 from graph.config import DEFAULT_NEO4J_VERSION, Settings
-from graph.cypher_shell import shell_version
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.neo4j_local import LocalNeo4j, Neo4jSetupError
-from graph.neo4j_versions import parse
-from graph.schema import apply_schema
+from graph.platform import java_runtime
+from graph.platform.cypher_shell import shell_version
+from graph.platform.embedding import Embedder
+from graph.platform.neo4j_local import LocalNeo4j, Neo4jSetupError
+from graph.platform.neo4j_versions import parse
+from graph.storage import cypher, vector_shards
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema
 
 
 def test_versions_of_both_lines_are_read_and_ordered() -> None:

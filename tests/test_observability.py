@@ -13,9 +13,9 @@ import httpx
 import pytest
 from starlette.types import Receive, Scope, Send
 
-from graph import tracing
-from graph.logs import JsonFormatter, setup_logging
 from graph.memory import Memory
+from graph.observability import tracing
+from graph.observability.logs import JsonFormatter, setup_logging
 from resolvers.app import create_app
 from resolvers.observe import RequestObserver
 from tests.conftest import GraphQLClient

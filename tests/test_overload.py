@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.cli import server_options
+from factgraph.cli import server_options
 from graph.config import DEFAULT_KEEP_ALIVE, Settings
-from graph.db import Database
 from graph.memory import Memory
+from graph.storage.db import Database
 from resolvers.app import create_app
 from tests.live_server import serve
 

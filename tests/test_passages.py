@@ -17,8 +17,8 @@ import pytest
 from graph.bulk.embedjobs import embed_missing
 from graph.bulk.importer import ImportOptions, run_import
 from graph.memory import Memory
-from graph.passages import PASSAGE_TURNS
 from graph.search import Mode, SearchOptions
+from graph.write.passages import PASSAGE_TURNS
 
 CHAT = [
     "Caroline: Hey Mel, how was your weekend?",

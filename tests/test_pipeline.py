@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph import store
-from graph.db import Database
 from graph.errors import ValidationError
-from graph.facts import DecisionKind, FactStatus
 from graph.memory import Memory
-from graph.pipeline import looks_like_injection, predicate_key
+from graph.storage import store
+from graph.storage.db import Database
+from graph.write.facts import DecisionKind, FactStatus
+from graph.write.pipeline import looks_like_injection, predicate_key
 
 
 def lives_in(city: str, **extra: object) -> dict[str, object]:

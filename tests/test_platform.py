@@ -15,13 +15,13 @@ import pytest
 import yaml
 
 import graph
-from graph import cypher, vector_shards
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
 from graph.errors import SchemaMismatch
 from graph.memory import Memory
-from graph.schema import (
+from graph.platform.embedding import Embedder
+from graph.storage import cypher, vector_shards
+from graph.storage.db import Database
+from graph.storage.schema import (
     apply_schema,
     check_vector_dimensions,
     index_states,
@@ -228,7 +228,10 @@ def test_an_installed_wheel_carries_the_cypher_files(tmp_path: Path) -> None:
 def test_cli_has_help_for_every_command() -> None:
     for args in (["--help"], ["serve", "--help"], ["neo4j", "--help"], ["schema", "--help"]):
         out = subprocess.run(
-            [sys.executable, "-m", "graph.cli", *args], capture_output=True, text=True, check=True
+            [sys.executable, "-m", "factgraph.cli", *args],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         assert "usage: factgraph" in out.stdout
 

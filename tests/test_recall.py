@@ -10,7 +10,6 @@ from dataclasses import replace
 import pytest
 
 from graph.config import LLMSettings
-from graph.facts import Fact
 from graph.memory import Memory
 from graph.recall import (
     ChatClient,
@@ -23,6 +22,7 @@ from graph.recall import (
     is_hard,
 )
 from graph.search import SearchOptions, rrf
+from graph.write.facts import Fact
 from tests.conftest import GraphQLClient
 from tests.llm_standin import Reply, StandIn, serve
 

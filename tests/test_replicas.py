@@ -25,12 +25,12 @@ from typing import Any
 import httpx
 import pytest
 
-from graph import bookmarks, store
-from graph.bookmarks import EXTENSION, HEADER, MAX_BOOKMARKS
 from graph.config import Settings
-from graph.db import Database
 from graph.errors import ValidationError
 from graph.memory import Memory
+from graph.storage import bookmarks, store
+from graph.storage.bookmarks import EXTENSION, HEADER, MAX_BOOKMARKS
+from graph.storage.db import Database
 from tests.live_server import free_port
 
 REMEMBER = """
@@ -101,7 +101,7 @@ def start_replica(name: str, settings: Settings, logs: Path) -> Replica:
     log = logs / f"{name}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "graph.cli", "serve", "--log-level", "warning"],
+            [sys.executable, "-m", "factgraph.cli", "serve", "--log-level", "warning"],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

@@ -26,9 +26,9 @@ import pytest
 
 from graph.bulk.exporter import export
 from graph.bulk.importer import ImportOptions, run_import
-from graph.db import Database
 from graph.errors import ValidationError
 from graph.memory import Memory
+from graph.storage.db import Database
 from resolvers.app import create_app
 from tests.conftest import GraphQLClient
 from tests.live_server import serve

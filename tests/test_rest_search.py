@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.db import Database
 from graph.memory import Memory
 from graph.search import recorder
+from graph.storage.db import Database
 
 MEMORY_FIELDS = {
     "id",

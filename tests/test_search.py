@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from graph.contexts import get_context
-from graph.db import Database
-from graph.embedding import Embedder
 from graph.errors import ValidationError
-from graph.facts import Fact
 from graph.memory import Memory
+from graph.platform.embedding import Embedder
 from graph.search import Hit, get_reranker, recorder, set_reranker
+from graph.storage.db import Database
+from graph.write.facts import Fact
 
 
 def put(memory: Memory, scope: str, text: str, **fields: Any) -> str:

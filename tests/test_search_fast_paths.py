@@ -10,9 +10,9 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from graph.facts import Fact
 from graph.memory import Memory
 from graph.search import recorder
+from graph.write.facts import Fact
 
 
 def same_times(a: Fact, b: Fact) -> None:

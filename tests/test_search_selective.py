@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from graph import vector_shards
 from graph.bulk.autocommit import delete_scope
 from graph.bulk.importer import ImportOptions, run_import
-from graph.db import Database
 from graph.memory import Memory
 from graph.search import SearchOptions, candidates
 from graph.search.candidates import OVERFETCH, Candidates, fetch
+from graph.storage import vector_shards
+from graph.storage.db import Database
 
 QUERY = "violin practice schedule"
 CROWD = 2_970
@@ -36,7 +36,7 @@ def _near(vector: list[float], rng: random.Random) -> list[float]:
 
 
 def scope_name(*, shard_of: str, same: bool = True) -> str:
-    """A fresh scope name whose vector shard (graph/vector_shards.py) is, or is not, that of
+    """A fresh scope name whose vector shard (graph/storage/vector_shards.py) is, or is not, that of
     `shard_of`: whether two scopes share a vector index is what these tests are about."""
     return next(
         name

@@ -11,9 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.db import Database
 from graph.errors import ValidationError
-from graph.facts import Fact, FactStatus
 from graph.memory import Memory
 from graph.search import (
     Fusion,
@@ -40,6 +38,8 @@ from graph.search.candidates import (
 from graph.search.lucene import MAX_FILTER_CLAUSES, MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted, named
+from graph.storage.db import Database
+from graph.write.facts import Fact, FactStatus
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
 

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
-from graph.access import ApiKey, Role, auth_required
-from graph.apikeys import KeyStore
-from graph.cli import main
+from factgraph.cli import main
+from graph.auth.apikeys import KeyStore
+from graph.auth.roles import ApiKey, Role, auth_required
 from graph.memory import Memory
 from resolvers.app import create_app
 from tests.live_server import serve

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from graph import vector_shards
 from graph.bulk import settle
 from graph.bulk.importer import SETTLE_AFTER, ImportOptions, ImportSummary, should_settle
 from graph.bulk.settle import (
@@ -24,10 +23,11 @@ from graph.bulk.settle import (
     settle_vector_index,
     timeout_after,
 )
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.neo4j_local import LocalNeo4j
-from graph.schema import apply_schema
+from graph.platform.embedding import Embedder
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.storage import vector_shards
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema
 
 
 @pytest.fixture

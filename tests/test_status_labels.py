@@ -11,10 +11,10 @@ from pathlib import Path
 
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
-from graph.db import Database
-from graph.embedding import Embedder
 from graph.memory import Memory
-from graph.schema import label_statuses
+from graph.platform.embedding import Embedder
+from graph.storage.db import Database
+from graph.storage.schema import label_statuses
 
 STATUS_LABELS = {"Active", "Quarantined", "Superseded", "Forgotten"}
 

@@ -24,11 +24,11 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.typing import Subprotocol
 
-from graph.apikeys import KeyStore
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.events import EventBus
+from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
+from graph.platform.embedding import Embedder
+from graph.storage.db import Database
+from graph.write.events import EventBus
 from resolvers.app import create_app
 from tests.live_server import serve
 

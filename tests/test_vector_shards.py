@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from graph import vector_shards
 from graph.bulk.importer import ImportOptions, run_import
-from graph.db import Database
-from graph.embedding import Embedder
-from graph.facts import FactInput
 from graph.memory import Memory
-from graph.schema import apply_schema, index_states
+from graph.platform.embedding import Embedder
 from graph.search.candidates import shares
+from graph.storage import vector_shards
+from graph.storage.db import Database
+from graph.storage.schema import apply_schema, index_states
+from graph.write.facts import FactInput
 
 
 def scopes_in_two_shards(prefix: str) -> tuple[str, str]:

@@ -2,7 +2,7 @@
 
 A cold page cache makes the first hours of searches at a million facts slower (each hit's facts
 read from disk); `factgraph serve` warms it in the background as it starts answering
-(graph/warmup.py), and `factgraph neo4j warm` does the same in the foreground.
+(graph/platform/warmup.py), and `factgraph neo4j warm` does the same in the foreground.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 from starlette.testclient import TestClient
 
 from graph.config import Settings
-from graph.db import Database
 from graph.memory import Memory
-from graph.warmup import enabled, warm_page_cache
+from graph.platform.warmup import enabled, warm_page_cache
+from graph.storage.db import Database
 from resolvers.app import create_app
 from tests.cli_helpers import cli_env, factgraph
 

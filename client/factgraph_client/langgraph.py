@@ -277,7 +277,7 @@ class _Logic:
         )
 
 
-# -- calls of the key-value view (graph/keyed.py on the server) --------------------------------
+# -- calls of the key-value view (graph/browse/keyed.py on the server) ---------------------
 def _by_key_call(scope: str, partition: str, keys: list[str]) -> Call[list[Fact]]:
     query = (
         "query($s: String!, $p: String!, $k: [String!]!) "

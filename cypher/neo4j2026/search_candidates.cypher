@@ -21,7 +21,7 @@ CALL () {
 WITH rarest, rarest IS NOT NULL AND rarest.degree < $tag_exact_max AS tag_exact
 // The full-text lists, each asked of its own index the same way: the turn's own text
 // (fact_fulltext_filtered, $lucene) and its passage (fact_passage_fulltext: each turn's text
-// with its neighbours', graph/passages.py; $passage_lucene). A list whose query is empty is not
+// with its neighbours', graph/write/passages.py; $passage_lucene). A list whose query is empty is not
 // asked. Each list comes back as {list, kept, exhaustive}, ranked and filtered.
 CALL () {
   UNWIND [spec IN [
@@ -224,7 +224,7 @@ CALL (ft, ps, vec, graph) {
   // that reads the facts. Otherwise only what ranking reads (~8 ms less at 100,000 facts); the
   // hits' own properties come with the related round trip (search_related.cypher).
   // Datetimes as strings: the Python driver's DateTime hydration costs ~0.1 ms per value,
-  // more than the index calls for ~100 candidates; graph.facts parses the ISO text.
+  // more than the index calls for ~100 candidates; graph.write.facts parses the ISO text.
   RETURN collect(CASE WHEN $full THEN n {.id, .scope, .partition, .text, .index_text,
     .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
     .content_hash, .embedder, .status, .strength, .access_count,

@@ -1,5 +1,5 @@
 // Unique ids and the keys that make concurrent writers converge on one node.
-// Applied idempotently at start-up by graph/schema.py (IF NOT EXISTS everywhere).
+// Applied idempotently at start-up by graph/storage/schema.py (IF NOT EXISTS everywhere).
 CREATE CONSTRAINT fact_id IF NOT EXISTS FOR (f:Fact) REQUIRE f.id IS UNIQUE;
 // live_hash is set only while a fact is active or quarantined, so exact duplicates of live
 // content collide here even under concurrency, while retired rows keep their content_hash.

@@ -1,8 +1,8 @@
-// The vector side of hybrid search: one index per shard of the scopes (graph/vector_shards.py:
+// The vector side of hybrid search: one index per shard of the scopes (graph/storage/vector_shards.py:
 // a fact carries its scope's :VectorShardNN label). $dimensions comes from the embedder; a
-// mismatch with an existing index stops start-up (see graph/schema.py) rather than silently mixing
+// mismatch with an existing index stops start-up (see graph/storage/schema.py) rather than silently mixing
 // models. The single index over every fact of earlier versions, fact_embedding, is dropped once
-// every fact has its shard label (graph/schema.py label_shards).
+// every fact has its shard label (graph/storage/schema.py label_shards).
 CREATE VECTOR INDEX fact_embedding_00 IF NOT EXISTS FOR (f:VectorShard00) ON (f.embedding)
   OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX fact_embedding_01 IF NOT EXISTS FOR (f:VectorShard01) ON (f.embedding)

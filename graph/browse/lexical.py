@@ -20,9 +20,9 @@ from typing import Any
 
 from graph.browse.common import check_exclude_ids, check_limit, preview
 from graph.clock import Clock, system_clock
-from graph.db import Database
-from graph.facts import read_time
-from graph.validation import check_scope
+from graph.storage.db import Database
+from graph.write.facts import read_time
+from graph.write.validation import check_scope
 
 MAX_NEEDLE_CHARS = 512
 # Up to this many matches in the scope are sorted newest first; a needle matching more is

@@ -13,9 +13,9 @@ from datetime import datetime
 from typing import Any
 
 from graph.browse.common import ENTITY_PREFIX, check_limit, entity_id
-from graph.db import Database
-from graph.facts import Fact, read_time
-from graph.validation import check_scope
+from graph.storage.db import Database
+from graph.write.facts import Fact, read_time
+from graph.write.validation import check_scope
 
 DEFAULT_NEIGHBOUR_LIMIT = 25
 

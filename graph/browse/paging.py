@@ -19,10 +19,10 @@ from typing import Any
 
 from graph.browse.common import check_exclude_ids, check_limit
 from graph.clock import Clock, system_clock
-from graph.db import Database
 from graph.errors import ValidationError
-from graph.facts import Fact
-from graph.validation import check_scope, parse_time
+from graph.storage.db import Database
+from graph.write.facts import Fact
+from graph.write.validation import check_scope, parse_time
 
 DEFAULT_PAGE = 10
 # Bounds of valid time when none is given, so the range index can always seek.

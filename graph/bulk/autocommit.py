@@ -12,8 +12,8 @@ from typing import Any
 
 from neo4j import Record
 
-from graph import bookmarks, cypher
-from graph.db import Database
+from graph.storage import bookmarks, cypher
+from graph.storage.db import Database
 
 
 def run_autocommit(

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graph.errors import ValidationError
-from graph.validation import parse_time
+from graph.write.validation import parse_time
 
 
 def native(value: Any) -> Any:

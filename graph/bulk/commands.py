@@ -1,6 +1,6 @@
 """The operator's batch commands: import, export, embed --missing, reembed, stats.
 
-Registered on `graph.cli`'s parser. Heavy imports (the driver, the model) happen inside the
+Registered on `factgraph.cli`'s parser. Heavy imports (the driver, the model) happen inside the
 handlers so `factgraph --help` stays instant. Results go to standard output (a summary, or
 JSON with --json), progress bars and errors to standard error.
 """
@@ -42,7 +42,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.importer import ImportOptions, run_import
     from graph.bulk.rows import detect_format
     from graph.memory import Memory
-    from graph.neo4j_start import ensure_neo4j
+    from graph.platform.neo4j_start import ensure_neo4j
 
     options = ImportOptions(
         path=args.file,
@@ -77,8 +77,8 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.exporter import export_to
-    from graph.db import Database
-    from graph.neo4j_start import ensure_neo4j
+    from graph.platform.neo4j_start import ensure_neo4j
+    from graph.storage.db import Database
 
     ensure_neo4j(settings)
     db = Database(settings)
@@ -99,7 +99,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_embed(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.embedjobs import embed_missing
     from graph.memory import Memory
-    from graph.neo4j_start import ensure_neo4j
+    from graph.platform.neo4j_start import ensure_neo4j
 
     ensure_neo4j(settings)
     with Memory.connect(settings) as memory:
@@ -112,9 +112,9 @@ def cmd_embed(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.embedjobs import reembed
-    from graph.db import Database
-    from graph.embedding import Embedder
-    from graph.neo4j_start import ensure_neo4j
+    from graph.platform.embedding import Embedder
+    from graph.platform.neo4j_start import ensure_neo4j
+    from graph.storage.db import Database
 
     ensure_neo4j(settings)
     embedder = Embedder(settings)
@@ -137,8 +137,8 @@ def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     from graph.bulk.stats import collect
-    from graph.db import Database
-    from graph.neo4j_start import ensure_neo4j
+    from graph.platform.neo4j_start import ensure_neo4j
+    from graph.storage.db import Database
 
     ensure_neo4j(settings)
     db = Database(settings)

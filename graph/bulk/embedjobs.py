@@ -23,21 +23,22 @@ from typing import Any
 from neo4j import ManagedTransaction, Record
 from tqdm import tqdm
 
-from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint
 from graph.bulk.codec import native
 from graph.bulk.spec import ID_NAMESPACE
 from graph.bulk.wire import Vector
 from graph.config import Settings
-from graph.db import Database, run
-from graph.embedding import Embedder
 from graph.errors import ValidationError
-from graph.facts import FactInput, FactStatus
-from graph.indexing import content_hash, index_text, lexical_text
 from graph.memory import Memory
-from graph.schema import apply_schema, vector_dimensions
-from graph.store import fact_properties
-from graph.validation import parse_time, validate
+from graph.platform.embedding import Embedder
+from graph.storage import vector_shards
+from graph.storage.db import Database, run
+from graph.storage.schema import apply_schema, vector_dimensions
+from graph.storage.store import fact_properties
+from graph.write import passages
+from graph.write.facts import FactInput, FactStatus
+from graph.write.indexing import content_hash, index_text, lexical_text
+from graph.write.validation import parse_time, validate
 
 _KEPT_STATE = ("strength", "access_count", "last_accessed_at", "expired_at")
 

@@ -24,9 +24,9 @@ from tqdm import tqdm
 from graph.bulk.autocommit import stream
 from graph.bulk.codec import extra_to_json, native, time_to_json
 from graph.bulk.spec import known_fact_properties
-from graph.db import Database
 from graph.errors import ValidationError
-from graph.turn_fields import lifted
+from graph.storage.db import Database
+from graph.write.turn_fields import lifted
 
 TIME_FIELDS = frozenset(
     {
@@ -68,7 +68,7 @@ FIELD_ORDER = (
     "subject_key",
     "embedder",
 )
-# Recomputed by whatever writes the fact (passage_text: graph/passages.py), never exported.
+# Recomputed by whatever writes the fact (passage_text: graph/write/passages.py), never exported.
 DERIVED = frozenset({"content_hash", "live_hash", "passage_text"})
 _ENTITY_FIELDS = ("canonical", "name", "aliases", "type", "lexical_text")
 

@@ -32,7 +32,6 @@ from typing import Any
 from neo4j import ManagedTransaction, Record
 from tqdm import tqdm
 
-from graph import passages, vector_shards
 from graph.bulk.checkpoint import Checkpoint, file_identity
 from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
 from graph.bulk.settle import merge_wait_after, settle_vector_index, timeout_after
@@ -46,14 +45,16 @@ from graph.bulk.spec import (
     parse_record,
 )
 from graph.bulk.wire import Rows, Vector, split_times
-from graph.db import run
 from graph.errors import DatabaseUnavailable, FactgraphError, ValidationError
-from graph.facts import DecisionKind, FactInput
-from graph.indexing import content_hash, index_text, lexical_text
 from graph.memory import Memory
-from graph.schema import check_vector_dimensions, vector_dimensions
-from graph.store import fact_properties
-from graph.validation import parse_time
+from graph.storage import vector_shards
+from graph.storage.db import run
+from graph.storage.schema import check_vector_dimensions, vector_dimensions
+from graph.storage.store import fact_properties
+from graph.write import passages
+from graph.write.facts import DecisionKind, FactInput
+from graph.write.indexing import content_hash, index_text, lexical_text
+from graph.write.validation import parse_time
 
 KEPT_ERRORS = 1000
 SUPPLIED = "supplied"  # the embedder recorded for a vector that came with the fact

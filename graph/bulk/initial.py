@@ -25,7 +25,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from graph import cypher, passages
 from graph.bulk.importer import (
     Importer,
     ImportOptions,
@@ -40,8 +39,10 @@ from graph.bulk.spec import EntityRow, FactRow
 from graph.config import Settings
 from graph.errors import FactgraphError
 from graph.memory import Memory
-from graph.neo4j_local import LocalNeo4j
-from graph.schema import build_schema
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.storage import cypher
+from graph.storage.schema import build_schema
+from graph.write import passages
 
 _ADMIN_ENTRY_POINT = "org.neo4j.cli.AdminTool"
 _STATUS_LABELS = {

@@ -10,7 +10,8 @@ the files have been quiet a few seconds, starts nothing; stopping there left 75 
 this writes and deletes one probe vector every few seconds (a commit is what makes Lucene look
 for merges) until a merge has been seen and the next probe starts no further one, or the
 segments are already few, or no merge has started within MERGE_WAIT. The vectors are split
-over sixteen shard indexes (graph/vector_shards.py); the shards of the scopes the import wrote
+over sixteen shard indexes (graph/storage/vector_shards.py); the shards of the scopes the import
+wrote
 are watched and probed (each shard holding facts, when those are not known). Segments that
 earlier writes left in other shards are not the import's: waiting for them kept a 10,000-fact
 import into one scope probing until its merge wait ran out.
@@ -38,10 +39,10 @@ from typing import Literal
 
 import numpy as np
 
-from graph import vector_shards
 from graph.config import Settings
-from graph.db import Database
-from graph.neo4j_local import LocalNeo4j
+from graph.platform.neo4j_local import LocalNeo4j
+from graph.storage import vector_shards
+from graph.storage.db import Database
 
 PROBE_SCOPE = "__factgraph_settle__"
 QUIET_SECONDS = 5.0  # no file changed for this long: no merge is running
@@ -242,7 +243,8 @@ def settle_vector_index(
     merge_wait: float = MERGE_WAIT,
     labels: list[str] | None = None,
 ) -> Settled:
-    """`labels`: the shards to watch and probe (graph/vector_shards.py LABELS); by default every
+    """`labels`: the shards to watch and probe (graph/storage/vector_shards.py LABELS); by
+    default every
     shard that holds facts."""
     started = time.monotonic()
     labels = labels or shards_in_use(db)

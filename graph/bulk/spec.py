@@ -1,6 +1,7 @@
 """What one record of an import file means: a fact (with optional exported state) or an entity.
 
-A fact record has the fields of `FactInput` (validated by `graph.validation.fact_from_mapping`,
+A fact record has the fields of `FactInput` (validated by
+`graph.write.validation.fact_from_mapping`,
 so a bad row is refused with the same field-named reasons as an API write), an optional `scope`,
 and, in exports, the state the fact had: status, strength, both time axes' bookkeeping, entity
 links, supersede links, the vector and the derived texts. Only the fast path restores state; the
@@ -27,10 +28,10 @@ from typing import Any
 
 from graph.bulk.codec import extra_from_json
 from graph.errors import ValidationError
-from graph.facts import FactInput, FactStatus
-from graph.store import fact_properties
-from graph.validation import MAX_FIELD_CHARS, MAX_TEXT_CHARS, check_scope, fact_from_mapping
-from graph.validation import parse_time as _parse_time
+from graph.storage.store import fact_properties
+from graph.write.facts import FactInput, FactStatus
+from graph.write.validation import MAX_FIELD_CHARS, MAX_TEXT_CHARS, check_scope, fact_from_mapping
+from graph.write.validation import parse_time as _parse_time
 
 ID_NAMESPACE = uuid.UUID("6f1c2d1e-5b7a-4c3e-9a51-0f4c2b8e7d10")
 INPUT_FIELDS = frozenset(f for f in FactInput.__dataclass_fields__)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from graph.db import Database
-from graph.schema import IndexState, index_states, vector_dimensions
+from graph.storage.db import Database
+from graph.storage.schema import IndexState, index_states, vector_dimensions
 
 
 @dataclass

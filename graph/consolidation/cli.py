@@ -21,7 +21,7 @@ Handler = Callable[[argparse.Namespace, Settings], int]
 def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
     from graph.consolidation.consolidator import Consolidator
     from graph.memory import Memory
-    from graph.neo4j_start import ensure_neo4j
+    from graph.platform.neo4j_start import ensure_neo4j
 
     ensure_neo4j(settings)
     if args.batch is not None:

@@ -1,7 +1,8 @@
 """The consolidator: takes queued facts off the queue a batch at a time and enriches them.
 
 Every write queues the facts it creates (`consolidation_queued_at`, set by
-`graph.store.fact_properties`, indexed by cypher/schema/013_consolidation.cypher). A batch is
+`graph.storage.store.fact_properties`, indexed by cypher/schema/013_consolidation.cypher). A batch
+is
 read in queue order, worked out outside any transaction (the rules, the model for a changed
 index text), then written in one transaction that also takes the facts off the queue and
 records one audit event each (cypher/consolidation_apply.cypher). A batch is all or nothing:
@@ -22,15 +23,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from graph import metrics
 from graph.config import ConsolidationSettings
 from graph.consolidation import mentions as mentions_mod
 from graph.consolidation import temporal
 from graph.consolidation.llm_enrichers import WINDOW, EnrichmentFailed, LLMEnrichers, Turn
 from graph.errors import Conflict, FactgraphError, NotFound
-from graph.facts import FactInput, read_time
+from graph.observability import metrics
 from graph.recall.llm import ChatClient
-from graph.validation import check_scope
+from graph.write.facts import FactInput, read_time
+from graph.write.validation import check_scope
 
 if TYPE_CHECKING:
     from neo4j import ManagedTransaction
@@ -160,7 +161,7 @@ class Consolidator:
         now = self.clock()
 
         def work(tx: ManagedTransaction) -> int:
-            from graph.db import run
+            from graph.storage.db import run
 
             records = run(
                 tx,

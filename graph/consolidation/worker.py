@@ -19,8 +19,8 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from graph import metrics
 from graph.consolidation.consolidator import EXPIRY_BATCH, Consolidator
+from graph.observability import metrics
 
 if TYPE_CHECKING:
     from graph.memory import Memory

@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 
 from graph.config import LLMSettings
-from graph.facts import Fact
 from graph.recall.providers import Grade
+from graph.write.facts import Fact
 
 MAX_VARIANT_CHARS = 300
 MAX_ANSWER_CHARS = 1_000

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from graph.entities import normalise
-from graph.facts import Fact
 from graph.recall.gate import content_words
 from graph.recall.providers import Grade
+from graph.write.entities import normalise
+from graph.write.facts import Fact
 
 SUFFICIENT_COVERAGE = 0.75
 LOOKED_AT = 5

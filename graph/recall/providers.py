@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from graph.facts import Fact
+from graph.write.facts import Fact
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from graph.db import Database
+from graph.storage.db import Database
 
 log = logging.getLogger("factgraph.search.access")
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from graph import vector_shards
-from graph.db import Database
-from graph.facts import Fact, FactStatus, read_time
 from graph.search.lucene import scoped
 from graph.search.options import Mode, SearchOptions
+from graph.storage import vector_shards
+from graph.storage.db import Database
+from graph.write.facts import Fact, FactStatus, read_time
 
 log = logging.getLogger("factgraph.search")
 
@@ -284,11 +284,11 @@ def fetch_overlapped(
     is asked on a worker thread while this thread embeds the query and asks the full-text and
     vector lists (and the entity expansion, which seeds from those two). Neo4j runs each query
     on one core, so on 2 cores the halves overlap once the model's threads stop spinning when a
-    run returns (graph/embedding.py STOP_SPINNING) and queries embed on one thread
+    run returns (graph/platform/embedding.py STOP_SPINNING) and queries embed on one thread
     (FACTGRAPH_QUERY_THREADS): hybrid search at 1,000,000 facts went from 28 / 40 to 21 / 30 ms
     p50 / p95 (bench/README "Threads that wait"). Same Cypher, same lists as
     `fetch`. The worker runs in this thread's context, so its query waits for the same
-    bookmarks (graph/bookmarks.py) as this one: both read at least what the caller wrote.
+    bookmarks (graph/storage/bookmarks.py) as this one: both read at least what the caller wrote.
     """
     passages = _PASSAGE_LISTS.submit(
         contextvars.copy_context().run,

@@ -17,10 +17,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TypeVar
 
-from graph import tracing
 from graph.clock import Clock, system_clock
-from graph.db import Database
-from graph.embedding import Embedder
+from graph.observability import tracing
+from graph.platform.embedding import Embedder
 from graph.search import access
 from graph.search.candidates import Candidates, fetch, fetch_overlapped
 from graph.search.fusion import combsum, weighted_fusion
@@ -31,7 +30,8 @@ from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted
 from graph.search.types import Hit, ListRank, Scored, SearchResult
-from graph.validation import check_scope
+from graph.storage.db import Database
+from graph.write.validation import check_scope
 
 T = TypeVar("T")
 
@@ -186,7 +186,7 @@ def _record_context(
 
 
 def _timed(timings: dict[str, float], name: str, work: Callable[[], T]) -> T:
-    """Time a stage for the result's `timings_ms`, and trace it (graph/tracing.py)."""
+    """Time a stage for the result's `timings_ms`, and trace it (graph/observability/tracing.py)."""
     started = time.perf_counter()
     try:
         with tracing.span(f"search.{name}"):

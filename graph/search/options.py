@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.errors import ValidationError
-from graph.validation import parse_time
+from graph.write.validation import parse_time
 
 MAX_TOP_K = 100
 MAX_CANDIDATE_TOP_K = 1_000

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from graph.db import Database
-from graph.facts import Fact
 from graph.search.candidates import Candidates, filter_params
 from graph.search.options import SearchOptions
 from graph.search.types import Hit, RelatedFact, Scored
+from graph.storage.db import Database
+from graph.write.facts import Fact
 
 # How many of a tag's facts (most recently tagged first) the shared-tag list looks at: a popular
 # tag can be on most of a scope. 200 cost ~4 ms more per search than 50 at 100,000 facts.

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
-from graph.facts import Fact
+from graph.write.facts import Fact
 
 
 class Reranker(Protocol):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from graph.facts import Fact
+from graph.write.facts import Fact
 
 
 @dataclass(frozen=True)

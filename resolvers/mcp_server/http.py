@@ -23,10 +23,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import HTTPConnection, Request
 from starlette.types import Receive, Scope, Send
 
-from graph.access import ANY_SCOPE, Role, Unauthenticated
+from graph.auth.roles import ANY_SCOPE, Role, Unauthenticated
 from graph.errors import FactgraphError, ValidationError
 from graph.memory import Memory
-from graph.validation import check_scope
+from graph.write.validation import check_scope
 from resolvers.context import authorize, principal_of
 from resolvers.mcp_server.server import build_server
 from resolvers.mcp_server.tools import Caller

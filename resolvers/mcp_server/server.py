@@ -21,11 +21,11 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
-from graph import metrics
-from graph.access import Forbidden, Unauthenticated, check_role
+from graph.auth.roles import Forbidden, Unauthenticated, check_role
 from graph.errors import FactgraphError, NotFound, ValidationError
-from graph.facts import DecisionKind
 from graph.memory import Memory
+from graph.observability import metrics
+from graph.write.facts import DecisionKind
 from resolvers.mcp_server import shapes
 from resolvers.mcp_server.arguments import Arguments
 from resolvers.mcp_server.tools import BY_NAME, TOOLS, Caller, Tool

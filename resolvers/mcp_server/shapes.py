@@ -12,9 +12,9 @@ from typing import Any
 
 from graph import browse, contexts
 from graph.browse.common import preview
-from graph.cursors import Page
-from graph.facts import Decision, DecisionKind, Fact
 from graph.search import SearchResult
+from graph.storage.cursors import Page
+from graph.write.facts import Decision, DecisionKind, Fact
 
 # The pipeline's decision in the words the tool description uses.
 OUTCOME = {

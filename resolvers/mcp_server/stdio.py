@@ -16,10 +16,10 @@ import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.stdio import stdio_server
 
-from graph.access import Role
+from graph.auth.roles import Role
 from graph.config import Settings
 from graph.memory import Memory
-from graph.validation import check_scope
+from graph.write.validation import check_scope
 from resolvers.mcp_server.server import build_server
 from resolvers.mcp_server.tools import Caller
 

@@ -13,10 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from graph.access import Role
+from graph.auth.roles import Role
 from graph.errors import NotFound
 from graph.memory import Memory
-from graph.validation import parse_time
+from graph.write.validation import parse_time
 from resolvers.mcp_server import shapes
 
 

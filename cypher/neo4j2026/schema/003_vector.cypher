@@ -1,9 +1,9 @@
 // Neo4j 2026.01+: one vector index over every fact, declaring the scope and the status as
 // filter properties, so that the SEARCH clause keeps a scope's active facts inside the index
 // (cypher/neo4j2026/search_candidates.cypher) instead of ranking the whole store. This replaces
-// the sixteen shard indexes of 5.26 (cypher/schema/003_vector.cypher, graph/vector_shards.py),
+// the sixteen shard indexes of 5.26 (cypher/schema/003_vector.cypher, graph/storage/vector_shards.py),
 // dropped here: a store upgraded from 5.26 keeps its facts' shard labels, which cost nothing.
-// $dimensions comes from the embedder; a mismatch stops start-up (graph/schema.py).
+// $dimensions comes from the embedder; a mismatch stops start-up (graph/storage/schema.py).
 CYPHER 25 CREATE VECTOR INDEX fact_embedding_filtered IF NOT EXISTS
   FOR (f:Fact) ON f.embedding WITH [f.scope, f.status]
   OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};

@@ -1,0 +1,1 @@
+"""What the service tells operators: metrics, tracing spans, structured logs, health."""

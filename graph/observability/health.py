@@ -1,0 +1,62 @@
+"""What /healthz reports: Neo4j reachable, its version, index states, the embedder id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from graph.consolidation.worker import WorkerState, worker_of
+from graph.errors import DatabaseUnavailable
+from graph.storage.schema import IndexState, index_states
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
+
+
+@dataclass(frozen=True)
+class HealthReport:
+    ok: bool
+    neo4j: str
+    neo4j_version: str | None
+    embedder: str
+    indexes: list[IndexState] = field(default_factory=list)
+    detail: str | None = None
+    # The background consolidator of this process (None: not running here, e.g. the CLI).
+    # A stalled worker is reported here and in `detail`, but leaves `ok` alone: the service
+    # still answers, and a restart by a load balancer would not be the remedy.
+    consolidation: WorkerState | None = None
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "ok": self.ok,
+            "neo4j": self.neo4j,
+            "neo4j_version": self.neo4j_version,
+            "embedder": self.embedder,
+            "indexes": [
+                {
+                    "name": i.name,
+                    "type": i.type,
+                    "state": i.state,
+                    "population_percent": i.population_percent,
+                }
+                for i in self.indexes
+            ],
+            "detail": self.detail,
+            "consolidation": self.consolidation.as_json() if self.consolidation else None,
+        }
+
+
+def health_report(memory: Memory) -> HealthReport:
+    try:
+        version = memory.db.ping()
+        indexes = index_states(memory.db)
+    except DatabaseUnavailable as exc:
+        return HealthReport(False, "down", None, memory.embedder.id, [], str(exc))
+    offline = [i.name for i in indexes if i.state != "ONLINE"]
+    problems = [f"indexes not online: {', '.join(offline)}"] if offline else []
+    worker = worker_of(memory)
+    state = worker.state() if worker is not None else None
+    if state is not None and state.stalled:
+        problems.append(f"consolidator stalled ({state.queued} facts queued)")
+    detail = "; ".join(problems) or None
+    return HealthReport(not offline, "up", version, memory.embedder.id, indexes, detail, state)

@@ -1,0 +1,171 @@
+"""Stage 1 of the write pipeline: refuse bad input with the field's name, before any write."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytz
+
+from graph.errors import ValidationError
+from graph.write.facts import FactInput
+from graph.write.turn_fields import lifted
+
+MAX_TEXT_CHARS = 8_000
+MAX_TAGS = 32
+MAX_TAG_CHARS = 64
+MAX_FIELD_CHARS = 512
+MAX_METADATA_BYTES = 16_000
+MAX_SCOPE_CHARS = 128
+
+_FIELDS = {f.name for f in dataclasses.fields(FactInput)}
+
+
+def check_scope(scope: str) -> str:
+    if not isinstance(scope, str) or not scope.strip():
+        raise ValidationError("scope", "must be a non-empty string")
+    if len(scope) > MAX_SCOPE_CHARS:
+        raise ValidationError("scope", f"longer than {MAX_SCOPE_CHARS} characters")
+    return scope
+
+
+def _aware(name: str, value: datetime | None) -> datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise ValidationError(name, "must be a datetime")
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    if isinstance(value.tzinfo, ZoneInfo):
+        return _driver_safe_zone(value, value.tzinfo)
+    return value
+
+
+def _driver_safe_zone(value: datetime, zone: ZoneInfo) -> datetime:
+    """The same instant in the pytz zone of the same name (or a fixed offset).
+
+    The neo4j 6.1 driver passes its own DateTime class to `tzinfo.utcoffset()` when it packs
+    an aware datetime; zoneinfo's C implementation reads that object as a datetime and now and
+    then crashes the process (a segfault in the driver's `_utc_offset`). pytz zones are pure
+    Python, work with the driver's class, and reach Neo4j under the same zone name.
+    """
+    try:
+        return value.astimezone(pytz.timezone(zone.key))
+    except (pytz.UnknownTimeZoneError, TypeError, ValueError):
+        offset = value.utcoffset()
+        return value.astimezone(timezone(offset) if offset is not None else UTC)
+
+
+def parse_time(name: str, raw: Any) -> datetime | None:
+    """ISO-8601 strings (a trailing Z allowed) or datetimes; naive times are taken as UTC."""
+    if raw is None or raw == "":
+        return None
+    if isinstance(raw, datetime):
+        return _aware(name, raw)
+    if not isinstance(raw, str):
+        raise ValidationError(name, "must be an ISO-8601 date-time string")
+    try:
+        value = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValidationError(name, f"{raw!r} is not an ISO-8601 date-time") from None
+    return _aware(name, value)
+
+
+def fact_from_mapping(data: Mapping[str, Any]) -> FactInput:
+    """Build a FactInput from a dict (JSON, GraphQL input), naming any unknown field."""
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        raise ValidationError(unknown[0], "unknown field")
+    values = dict(data)
+    for name in ("valid_from", "valid_to", "expires_at", "recorded_at"):
+        if name in values:
+            values[name] = parse_time(name, values[name])
+    if "tags" in values and values["tags"] is not None:
+        if isinstance(values["tags"], str) or not isinstance(values["tags"], list | tuple):
+            raise ValidationError("tags", "must be a list of strings")
+        values["tags"] = tuple(values["tags"])
+    if "embedding" in values and values["embedding"] is not None:
+        values["embedding"] = tuple(values["embedding"])
+    if values.get("metadata") is None:
+        values.pop("metadata", None)
+    try:
+        return validate(FactInput(**values))
+    except TypeError as exc:
+        raise ValidationError("fact", str(exc)) from None
+
+
+def validate(fact: FactInput) -> FactInput:
+    """Return a normalised copy or raise ValidationError naming the first bad field."""
+    if not isinstance(fact.text, str) or not fact.text.strip():
+        raise ValidationError("text", "must not be empty")
+    if not isinstance(fact.metadata, dict):
+        raise ValidationError("metadata", "must be a JSON object")
+    session_id, turn = lifted(fact.session_id, fact.turn, fact.metadata)
+    if (session_id, turn) != (fact.session_id, fact.turn):
+        fact = dataclasses.replace(fact, session_id=session_id, turn=turn)
+    if len(fact.text) > MAX_TEXT_CHARS:
+        raise ValidationError("text", f"longer than {MAX_TEXT_CHARS} characters")
+    if "\x00" in fact.text:
+        raise ValidationError("text", "contains a NUL character")
+    for name in ("subject", "predicate", "object", "source", "session_id", "partition", "id"):
+        value = getattr(fact, name)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise ValidationError(name, "must be a string")
+        if len(value) > MAX_FIELD_CHARS:
+            raise ValidationError(name, f"longer than {MAX_FIELD_CHARS} characters")
+    if not fact.partition or not fact.partition.strip():
+        raise ValidationError("partition", "must not be empty")
+    if isinstance(fact.importance, bool) or not isinstance(fact.importance, int | float):
+        raise ValidationError("importance", "must be a number from 0 to 10")
+    if not math.isfinite(fact.importance) or not 0 <= fact.importance <= 10:
+        raise ValidationError("importance", f"{fact.importance} is outside 0..10")
+    if fact.turn is not None and (isinstance(fact.turn, bool) or not isinstance(fact.turn, int)):
+        raise ValidationError("turn", "must be an integer")
+    if fact.turn is not None and fact.turn < 0:
+        raise ValidationError("turn", "must not be negative")
+    if len(fact.tags) > MAX_TAGS:
+        raise ValidationError("tags", f"more than {MAX_TAGS} tags")
+    tags: list[str] = []
+    for tag in fact.tags:
+        if not isinstance(tag, str) or not tag.strip():
+            raise ValidationError("tags", "each tag must be a non-empty string")
+        if len(tag) > MAX_TAG_CHARS:
+            raise ValidationError("tags", f"a tag is longer than {MAX_TAG_CHARS} characters")
+        if tag.strip() not in tags:
+            tags.append(tag.strip())
+    if not isinstance(fact.metadata, dict):
+        raise ValidationError("metadata", "must be a JSON object")
+    try:
+        encoded = json.dumps(fact.metadata, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise ValidationError("metadata", f"is not JSON-serialisable: {exc}") from None
+    if len(encoded.encode()) > MAX_METADATA_BYTES:
+        raise ValidationError("metadata", f"larger than {MAX_METADATA_BYTES} bytes")
+    valid_from = _aware("valid_from", fact.valid_from)
+    valid_to = _aware("valid_to", fact.valid_to)
+    expires_at = _aware("expires_at", fact.expires_at)
+    recorded_at = _aware("recorded_at", fact.recorded_at)
+    if valid_from and valid_to and valid_to <= valid_from:
+        raise ValidationError("valid_to", "must be later than valid_from")
+    if fact.embedding is not None and not all(
+        isinstance(x, int | float) and math.isfinite(x) for x in fact.embedding
+    ):
+        raise ValidationError("embedding", "must be a list of finite numbers")
+    return dataclasses.replace(
+        fact,
+        text=fact.text,
+        tags=tuple(tags),
+        importance=float(fact.importance),
+        partition=fact.partition.strip(),
+        valid_from=valid_from,
+        valid_to=valid_to,
+        expires_at=expires_at,
+        recorded_at=recorded_at,
+    )
