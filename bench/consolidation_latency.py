@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import random
 import statistics
 import tempfile
@@ -127,8 +128,8 @@ def main() -> int:
         f"--block-size {args.block_size}`: hybrid search through the Python API, "
         f"{args.blocks} alternating blocks of {args.block_size} searches per condition, one "
         "scope, the worker in the same process (as in `factgraph serve`) with a backlog all "
-        "along. Measured on the shared 2-core machine while other work ran: compare the rows "
-        "with each other, not with other files' figures.",
+        f"along. Load average when it ended: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+        "(compare the rows with each other; figures scale with the machine's load).",
         "",
         "| condition | p50 ms | p95 ms | mean ms | facts consolidated / s of wall time |",
         "|---|---|---|---|---|",
