@@ -11,7 +11,7 @@ from graph.state import MemoryState
 
 
 class Browsing(MemoryState):
-    """lexical_search, timeline and node."""
+    """`Memory`'s cheap looks around a scope: lexical_search, timeline and node."""
 
     def lexical_search(
         self,
@@ -67,7 +67,7 @@ class Browsing(MemoryState):
 
 
 class Contexts(MemoryState):
-    """context, pin and unpin."""
+    """`Memory`'s conversation contexts: context, pin and unpin."""
 
     def context(self, scope: str, context_id: str) -> contexts.ConversationContext:
         """What a conversation context holds (recalled and pinned ids); empty when unknown."""

@@ -20,7 +20,8 @@ _LIVE = ("active", "quarantined")
 
 
 class Reading(MemoryState):
-    """get, history, review_queue, review_entries, neighbours, derived_from and audit_trail."""
+    """`Memory`'s reads by fact id (get, history, neighbours, derived_from, audit_trail) and
+    of the review queue (review_queue, review_entries)."""
 
     def get(
         self,

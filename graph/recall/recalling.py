@@ -13,7 +13,7 @@ from graph.write.validation import check_scope
 
 
 class Recalling(Searching):
-    """recall (the engine, replaceable), deep_search and search_iterative."""
+    """`Memory`'s deep recall: the engine (replaceable), deep_search and search_iterative."""
 
     _recall: DeepRecall | None
 

@@ -11,7 +11,7 @@ from graph.state import MemoryState
 
 
 class Searching(MemoryState):
-    """search."""
+    """`Memory`'s hybrid search, which deep recall (`Recalling`) builds on."""
 
     def search(
         self,

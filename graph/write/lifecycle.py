@@ -20,7 +20,7 @@ from graph.write.validation import check_reason, check_scope
 
 
 class Lifecycle(Recording):
-    """forget, validate, reject and purge."""
+    """`Memory`'s status changes after a write: forget, validate, reject and purge."""
 
     def forget(
         self, scope: str, fact_id: str, *, reason: str = "forgotten", actor: str = "agent"

@@ -26,7 +26,7 @@ from graph.write.validation import check_reason, check_scope, fact_from_mapping,
 
 
 class Remembering(Recording):
-    """remember, remember_with_decision, remember_many and supersede."""
+    """`Memory`'s writes: remember, remember_with_decision, remember_many and supersede."""
 
     def remember(
         self,
