@@ -30,6 +30,7 @@ from graph.platform.embedding import Embedder
 from graph.storage.db import Database
 from graph.write.events import EventBus
 from resolvers.app import create_app
+from tests.conftest import lives_in
 from tests.live_server import serve
 
 PROTOCOL = Subprotocol("graphql-transport-ws")
@@ -119,15 +120,6 @@ async def post(base: str, query: str, **variables: object) -> dict[str, Any]:
     return body
 
 
-def lives_in(city: str) -> dict[str, str]:
-    return {
-        "text": f"Ada lives in {city}",
-        "subject": "Ada",
-        "predicate": "lives_in",
-        "object": city,
-    }
-
-
 def test_a_subscriber_sees_each_write_with_its_decision(
     server_url: str, memory: Memory, scope: str
 ) -> None:
@@ -135,9 +127,9 @@ def test_a_subscriber_sees_each_write_with_its_decision(
         async with socket(server_url) as ws:
             await ws.subscribe(SCOPE_EVENTS, scope=scope)
             await live(memory, scope)
-            body = await post(server_url, REMEMBER, scope=scope, fact=lives_in("London"))
+            body = await post(server_url, REMEMBER, scope=scope, fact=lives_in("London", who="Ada"))
             first = body["data"]["remember"]["fact"]["id"]
-            await asyncio.to_thread(memory.remember, scope, lives_in("Paris"))
+            await asyncio.to_thread(memory.remember, scope, lives_in("Paris", who="Ada"))
             seen = [await ws.event(), await ws.event()]
             second = seen[1]["factId"]
             await asyncio.to_thread(memory.forget, scope, second, reason="moved again")
@@ -289,13 +281,6 @@ def test_a_stalled_subscriber_loses_events_and_is_told_but_never_holds_up_a_writ
 
 
 # -- keys and roles --------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def secured(memory: Memory) -> Iterator[tuple[Starlette, str]]:
-    app = create_app(memory=memory, require_auth=True)
-    with serve(app) as url:
-        yield app, url
-
-
 @pytest.fixture
 def keys(secured: tuple[Starlette, str]) -> Iterator[KeyStore]:
     store: KeyStore = secured[0].state.gate.keys
