@@ -112,6 +112,17 @@ async def live(memory: Memory, scope: str, count: int = 1) -> None:
         await asyncio.sleep(0.01)
 
 
+@asynccontextmanager
+async def subscribed(
+    base: str, memory: Memory, scope: str, query: str = SCOPE_EVENTS
+) -> AsyncIterator[Socket]:
+    """A socket whose one subscription to `scope` the server has registered."""
+    async with socket(base) as ws:
+        await ws.subscribe(query, scope=scope)
+        await live(memory, scope)
+        yield ws
+
+
 async def post(base: str, query: str, **variables: object) -> dict[str, Any]:
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         response = await client.post("/graphql", json={"query": query, "variables": variables})
@@ -124,9 +135,7 @@ def test_a_subscriber_sees_each_write_with_its_decision(
     server_url: str, memory: Memory, scope: str
 ) -> None:
     async def journey() -> list[dict[str, Any]]:
-        async with socket(server_url) as ws:
-            await ws.subscribe(SCOPE_EVENTS, scope=scope)
-            await live(memory, scope)
+        async with subscribed(server_url, memory, scope) as ws:
             body = await post(server_url, REMEMBER, scope=scope, fact=lives_in("London", who="Ada"))
             first = body["data"]["remember"]["fact"]["id"]
             await asyncio.to_thread(memory.remember, scope, lives_in("Paris", who="Ada"))
@@ -159,9 +168,7 @@ def test_a_batch_write_reaches_subscribers_as_its_writes_in_input_order(
     server_url: str, memory: Memory, scope: str
 ) -> None:
     async def journey() -> list[dict[str, Any]]:
-        async with socket(server_url) as ws:
-            await ws.subscribe(SCOPE_EVENTS, scope=scope)
-            await live(memory, scope)
+        async with subscribed(server_url, memory, scope) as ws:
             batch = [lives_in("Oslo"), lives_in("Oslo"), lives_in("Rome")]
             await asyncio.to_thread(memory.remember_many, scope, batch)
             return [await ws.event() for _ in batch]
@@ -182,9 +189,7 @@ def test_the_review_queue_stream_shows_facts_entering_and_leaving_it(
     server_url: str, memory: Memory, scope: str
 ) -> None:
     async def journey() -> list[dict[str, Any]]:
-        async with socket(server_url) as ws:
-            await ws.subscribe(REVIEW_EVENTS, scope=scope)
-            await live(memory, scope)
+        async with subscribed(server_url, memory, scope, REVIEW_EVENTS) as ws:
 
             def writes() -> None:
                 memory.remember(scope, {"text": "Bob likes jazz"})  # trusted: not queued
@@ -252,9 +257,7 @@ def test_a_stalled_subscriber_loses_events_and_is_told_but_never_holds_up_a_writ
         release.wait()
 
     async def journey() -> list[dict[str, Any]]:
-        async with socket(url) as ws:
-            await ws.subscribe(SCOPE_EVENTS, scope=scope)
-            await live(memory, scope)
+        async with subscribed(url, memory, scope) as ws:
             # Stall the subscriber: the server's event loop, which would read its queue and
             # send on the socket, is held until the writes are done.
             (subscription,) = memory.events.subscriptions(scope)
