@@ -17,11 +17,11 @@ from graph.write.facts import Decision, DecisionKind, Fact
 
 T = TypeVar("T")
 
-STALE_RETRIES = 5
+_STALE_RETRIES = 5
 
 
-class StaleDecision(Exception):
-    """Internal: a fact a write decided on was retired concurrently; decide again."""
+class _StaleDecision(Exception):
+    """A fact a write decided on was retired concurrently; decide again."""
 
 
 class Recording(MemoryState):
@@ -32,13 +32,13 @@ class Recording(MemoryState):
 
         Slot locks serialise writers of one slot, but an explicit supersede or a forget locks
         only its fact: a write that read the slot before such a writer committed finds, when
-        it retires a fact, that the fact is no longer active (`_chain` raises StaleDecision).
+        it retires a fact, that the fact is no longer active (`_chain` raises _StaleDecision).
         Deciding again on the committed state keeps the chain linear.
         """
-        for _ in range(STALE_RETRIES):
+        for _ in range(_STALE_RETRIES):
             try:
                 return self.db.write_tx(work, label)
-            except (StaleDecision, batch.StaleBatch):
+            except (_StaleDecision, batch.StaleBatch):
                 continue
         return self.db.write_tx(work, label)
 
@@ -54,7 +54,7 @@ class Recording(MemoryState):
     ) -> None:
         """`new` SUPERSEDES `old_id`: the old fact closes at new.valid_from, and it is audited.
 
-        Raises StaleDecision when `old_id` is no longer active: another writer retired it after
+        Raises _StaleDecision when `old_id` is no longer active: another writer retired it after
         this transaction read it, so the decision must be taken again (see `_write`).
         """
         retired = store.retire(
@@ -67,7 +67,7 @@ class Recording(MemoryState):
             now=now,
         )
         if retired is None:
-            raise StaleDecision(old_id)
+            raise _StaleDecision(old_id)
         store.record_audit(
             tx,
             scope=scope,
