@@ -4,7 +4,7 @@
 (`2026.08.1`). What factgraph needs to know of a version: which Java runs it
 (graph/platform/java_runtime.py), the server's main class, the Browser build to pair with it, and
 whether the Cypher `SEARCH` clause filters vector candidates inside the index (2026.01+), which
-picks the Cypher files of that generation (graph/storage/cypher.py, `cypher/search25/`).
+picks the Cypher files of that generation (graph/storage/cypher.py, `cypher/neo4j2026/`).
 """
 
 from __future__ import annotations
