@@ -457,7 +457,9 @@ class Batch:
         )
         if not all(record["created"] for record in records):
             raise StaleBatch("a concurrent writer stored the same content")
-        return [Fact.from_node(record["fact"]) for record in records]
+        # Each new node is exactly what its row set (ON CREATE), its datetimes read back from
+        # the ISO text Neo4j parsed them from: no need to send them back over the wire.
+        return [Fact.from_node({**row["props"], **row["times"]}) for row in rows]
 
     def _retire(
         self,
