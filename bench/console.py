@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from bench.chromium import find_chromium
 from bench.latency import fact_count, seed_scope
 from bench.latency_corpus import Queries, core_pool, fact_rows, pool_vectors
 from graph.bulk.autocommit import delete_scope
 from graph.config import Settings
 from graph.memory import Memory
 from resolvers.app import create_app
-from tests.browser import Page, chromium, find_chromium
+from tests.browser import Page, chromium
 from tests.live_server import serve
 
 RESULTS = Path(__file__).parent / "results"

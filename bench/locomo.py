@@ -76,6 +76,20 @@ def evidence_turns(raw: list[str]) -> set[str]:
     return out
 
 
+def graded_questions(
+    sample: dict[str, Any], limit: int
+) -> Iterator[tuple[dict[str, Any], set[str]]]:
+    """The sample's questions of the graded categories (the first `limit`, 0 for all), each with
+    its evidence turns; a question whose evidence names no turn cannot be scored and is left out."""
+    questions = [q for q in sample["qa"] if q.get("category") in CATEGORIES]
+    if limit:
+        questions = questions[:limit]
+    for qa in questions:
+        gold = evidence_turns(qa.get("evidence") or [])
+        if gold:
+            yield qa, gold
+
+
 def turn_rows(sample: dict[str, Any], captions: bool) -> Iterator[dict[str, Any]]:
     conv = sample["conversation"]
     sessions = sorted(
@@ -305,13 +319,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             if args.consolidate is not None:
                 consolidate(memory, scope, args.consolidate)
-            questions = [q for q in sample["qa"] if q.get("category") in CATEGORIES]
-            if args.questions:
-                questions = questions[: args.questions]
-            for qa in questions:
-                gold = evidence_turns(qa.get("evidence") or [])
-                if not gold:
-                    continue
+            for qa, gold in graded_questions(sample, args.questions):
                 for mode in modes:
                     t0 = time.perf_counter()
                     result = memory.search(scope, str(qa["question"]), options=options[mode])

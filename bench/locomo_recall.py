@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.locomo import CATEGORIES, CATEGORY_NAMES, KS, Tally, dia, evidence_turns, load
+from bench.locomo import CATEGORIES, CATEGORY_NAMES, KS, Tally, dia, graded_questions, load
 from graph.bulk.autocommit import delete_scope
 from graph.config import Settings
 from graph.memory import Memory
@@ -55,13 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             scope = f"locomo-recall-{run_id}-{sample['sample_id']}"
             scopes.append(scope)
             load(memory, scope, sample, captions=False)
-            questions = [q for q in sample["qa"] if q.get("category") in CATEGORIES]
-            if args.questions:
-                questions = questions[: args.questions]
-            for qa in questions:
-                gold = evidence_turns(qa.get("evidence") or [])
-                if not gold:
-                    continue
+            for qa, gold in graded_questions(sample, args.questions):
                 question, category = str(qa["question"]), int(qa["category"])
                 single = memory.search(scope, question, options=options)
                 tally.add("single", category, gold, [dia(h.fact) for h in single.hits], [])

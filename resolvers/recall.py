@@ -9,8 +9,7 @@ from graph import recall as domain
 from graph.errors import ValidationError
 from graph.search import SearchOptions
 from resolvers.context import call, memory_for
-from resolvers.search import SearchHit, SearchOptionsInput, SearchRelatedFact, SearchResult, camel
-from resolvers.types import Fact
+from resolvers.search import SearchHit, SearchOptionsInput, SearchResult, camel
 
 
 @strawberry.type(description="A grader's verdict on one pass.")
@@ -69,16 +68,7 @@ class RecallQuery:
         result = await call(
             service.deep_search, scope, query, options=built, multi_query=multi_query, hyde=hyde
         )
-        return SearchResult(
-            hits=[SearchHit.from_domain(h) for h in result.hits],
-            related=[
-                SearchRelatedFact(
-                    fact=Fact.from_domain(r.fact), reason=r.reason, hit_id=strawberry.ID(r.hit_id)
-                )
-                for r in result.related
-            ],
-            lucene=result.lucene,
-        )
+        return SearchResult.from_domain(result)
 
     @strawberry.field(
         description="Gated grade-then-reformulate loop: simple lookups take one pass; hard "

@@ -182,6 +182,19 @@ class SearchResult:
     related: list[SearchRelatedFact]
     lucene: str = strawberry.field(description="The full-text query actually sent.")
 
+    @classmethod
+    def from_domain(cls, result: domain.SearchResult) -> SearchResult:
+        return cls(
+            hits=[SearchHit.from_domain(h) for h in result.hits],
+            related=[
+                SearchRelatedFact(
+                    fact=Fact.from_domain(r.fact), reason=r.reason, hit_id=strawberry.ID(r.hit_id)
+                )
+                for r in result.related
+            ],
+            lucene=result.lucene,
+        )
+
 
 @strawberry.type
 class SearchQuery:
@@ -202,16 +215,7 @@ class SearchQuery:
             result = await call(service.search, scope, query, options=built)
         except ValidationError as exc:
             raise ValidationError(camel(exc.field), exc.reason) from None
-        return SearchResult(
-            hits=[SearchHit.from_domain(h) for h in result.hits],
-            related=[
-                SearchRelatedFact(
-                    fact=Fact.from_domain(r.fact), reason=r.reason, hit_id=strawberry.ID(r.hit_id)
-                )
-                for r in result.related
-            ],
-            lucene=result.lucene,
-        )
+        return SearchResult.from_domain(result)
 
 
 def _selects(info: Info, name: str) -> bool:

@@ -1,10 +1,13 @@
-"""A real headless chromium, driven over the DevTools protocol, for the console's journeys.
+"""A real headless chromium, driven over the DevTools protocol, for the tests and benches.
 
-Debian's `chromium` is started once per test module with a fresh profile; each test gets a
-page in a browser context of its own (its own session storage). Clicks and typing go through
-`Input.*` (real mouse and keyboard events), not through JavaScript calls on elements, so a
-control that a person could not reach fails here too. Waits poll the page and give up after
-a generous limit: they detect a broken page, they do not measure speed.
+The console's journeys start Debian's `chromium` once per test module with a fresh profile;
+each test gets a page in a browser context of its own (its own session storage). The CORS
+tests take a page of a browser of their own (`chromium_page`) and run `fetch()` or
+`new WebSocket()` in it exactly as a web page would, under the browser's own origin rules.
+
+Clicks and typing go through `Input.*` (real mouse and keyboard events), not through JavaScript
+calls on elements, so a control that a person could not reach fails here too. Waits poll the
+page and give up after a generous limit: they detect a broken page, they do not measure speed.
 """
 
 from __future__ import annotations
@@ -12,7 +15,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -22,7 +24,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.sync.client import ClientConnection, connect
+
+from bench.chromium import find_chromium
 
 FLAGS = (
     "--headless",
@@ -37,10 +42,6 @@ FLAGS = (
 )
 WAIT_LIMIT = 30.0
 INSTALL_HINT = "install Debian's chromium: apt-get update && apt-get install -y chromium"
-
-
-def find_chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 class BrowserError(AssertionError):
@@ -68,6 +69,17 @@ class Connection:
                 if "error" in reply:
                     raise BrowserError(f"{method}: {reply['error']}")
                 return dict(reply.get("result", {}))
+            if "method" in reply:
+                self.events.append(reply)
+
+    def wait_event(self, method: str, session: str, seen: int) -> dict[str, Any]:
+        """The first `method` event of `session` after the first `seen` events."""
+        while True:
+            for event in self.events[seen:]:
+                if event.get("method") == method and event.get("sessionId") == session:
+                    return event
+            seen = len(self.events)
+            reply = json.loads(self.ws.recv(timeout=WAIT_LIMIT * 2))
             if "method" in reply:
                 self.events.append(reply)
 
@@ -147,7 +159,14 @@ class Page:
         return str(found)
 
     # -- acting on it ----------------------------------------------------------------------
+    def load(self, url: str) -> None:
+        """Navigate to any page and wait for the new document's load event."""
+        seen = len(self.conn.events)
+        self.call("Page.navigate", url=url)
+        self.conn.wait_event("Page.loadEventFired", self.session, seen)
+
     def goto(self, url: str) -> None:
+        """Navigate to a console page and wait until its script has marked it ready."""
         self.call("Page.navigate", url=url)
         self.wait(
             "document.readyState === 'complete' && document.body?.dataset.ready === 'true'",
@@ -265,3 +284,13 @@ def chromium(binary: str) -> Iterator[Browser]:
         finally:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait()
+
+
+@contextmanager
+def chromium_page() -> Iterator[Page]:
+    """A page of a fresh headless chromium; skips the test when no chromium is installed."""
+    binary = find_chromium()
+    if binary is None:
+        pytest.skip(f"no chromium on PATH; {INSTALL_HINT}")
+    with chromium(binary) as browser, browser.page() as page:
+        yield page

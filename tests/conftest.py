@@ -8,16 +8,13 @@ nodes are deleted afterwards, so tests never see each other's data.
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
+from starlette.applications import Starlette
 
 from graph.config import Settings
 from graph.memory import Memory
@@ -27,6 +24,7 @@ from graph.search import access, candidates
 from graph.storage.db import Database
 from graph.storage.schema import apply_schema
 from resolvers.app import create_app
+from tests.live_server import serve
 from tests.private_neo4j import private_settings, wipe
 
 # Every Database of the run (and every service subprocess, which inherits the environment)
@@ -125,30 +123,19 @@ def other_scope(db: Database) -> Iterator[str]:
     _drop_scope(db, name)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def server_url(memory: Memory) -> Iterator[str]:
     """A real uvicorn server on loopback, serving the shared memory."""
-    port = _free_port()
-    config = uvicorn.Config(
-        create_app(memory=memory), host="127.0.0.1", port=port, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("test server did not start")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve(create_app(memory=memory)) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def secured(memory: Memory) -> Iterator[tuple[Starlette, str]]:
+    """A server that asks every caller for an API key, and its URL; one per test module."""
+    app = create_app(memory=memory, require_auth=True)
+    with serve(app) as url:
+        yield app, url
 
 
 @pytest.fixture
@@ -183,3 +170,14 @@ class GraphQLClient:
 @pytest.fixture
 def gql(http: httpx.Client) -> GraphQLClient:
     return GraphQLClient(http)
+
+
+def lives_in(city: str, who: str = "Melanie", **extra: Any) -> dict[str, Any]:
+    """Where someone lives: a single-valued slot, so each new city contradicts the last."""
+    return {
+        "text": f"{who} lives in {city}",
+        "subject": who,
+        "predicate": "lives_in",
+        "object": city,
+        **extra,
+    }

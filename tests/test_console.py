@@ -22,12 +22,11 @@ import httpx
 import pytest
 from starlette.applications import Starlette
 
+from bench.chromium import find_chromium
 from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
 from graph.write.facts import FactStatus
-from resolvers.app import create_app
-from tests.browser import INSTALL_HINT, Browser, Page, chromium, find_chromium
-from tests.live_server import serve
+from tests.browser import INSTALL_HINT, Browser, Page, chromium
 
 
 @pytest.fixture(scope="module")
@@ -336,13 +335,6 @@ def test_an_unknown_fact_id_shows_an_error_not_a_blank_page(
     assert scope in message
     page.go_hash("#/entity/entity:nobody-here")
     page.wait_for("[role=alert].shown", "entity:nobody-here")
-
-
-@pytest.fixture(scope="module")
-def secured(memory: Memory) -> Iterator[tuple[Starlette, str]]:
-    app = create_app(memory=memory, require_auth=True)
-    with serve(app) as url:
-        yield app, url
 
 
 @pytest.fixture

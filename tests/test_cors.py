@@ -23,7 +23,7 @@ from graph.auth.apikeys import KeyStore
 from graph.config import cors_origins
 from graph.memory import Memory
 from resolvers.app import create_app
-from tests.devtools import chromium_page
+from tests.browser import chromium_page
 from tests.live_server import free_port, serve
 
 FRONTEND = "http://localhost:3000"
@@ -183,10 +183,10 @@ def test_a_page_on_an_allowed_origin_calls_graphql_and_another_origin_is_blocked
         serve(FRONTEND_APP, port=allowed_port) as allowed_url,
         serve(FRONTEND_APP, port=other_port) as other_url,
     ):
-        page.goto(allowed_url + "/")
-        written = page.evaluate(_fetch_graphql(service, remember, scope))
-        page.goto(other_url + "/")
-        blocked = page.evaluate(_fetch_graphql(service, remember, scope))
+        page.load(allowed_url + "/")
+        written = page.js(_fetch_graphql(service, remember, scope))
+        page.load(other_url + "/")
+        blocked = page.js(_fetch_graphql(service, remember, scope))
 
     assert written["status"] == 200, written
     assert written["body"]["data"]["remember"]["fact"]["text"] == "Grace writes COBOL"
@@ -225,8 +225,8 @@ def test_keys_work_from_another_origin_in_the_browser(memory: Memory, scope: str
             serve(app) as service,
             serve(FRONTEND_APP, port=port) as frontend,
         ):
-            page.goto(frontend + "/")
-            seen = page.evaluate(
+            page.load(frontend + "/")
+            seen = page.js(
                 script % (json.dumps(service + "/graphql"), json.dumps(token), json.dumps(ask))
             )
     finally:
@@ -279,15 +279,15 @@ def test_a_page_on_an_allowed_origin_subscribes_with_its_key_and_another_origin_
                 "token": json.dumps(token),
                 "scope": json.dumps(scope),
             }
-            page.goto(other_url + "/")
-            page.evaluate(script)
-            refused = page.evaluate("window.live")
-            page.goto(allowed_url + "/")
-            page.evaluate(script)
+            page.load(other_url + "/")
+            page.js(script)
+            refused = page.js("window.live")
+            page.load(allowed_url + "/")
+            page.js(script)
             while memory.events.subscribers(scope) < 1:  # the subscription is registered
                 time.sleep(0.01)
             memory.remember(scope, {"text": "Fay reads the news live"})
-            live = page.evaluate("window.live")
+            live = page.js("window.live")
     finally:
         store.delete(key.id)
 

@@ -2,17 +2,22 @@
 
 The documentation site itself is checked by `mkdocs build --strict` in `make test` (broken links,
 anchors and references fail it); these tests cover what MkDocs does not see: the README, which
-lives outside docs/, and the configuration page against the settings the code actually reads.
+lives outside docs/, the configuration page against the settings the code actually reads, and
+the Python API page against the operations `Memory` has.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
+
+from graph.memory import Memory
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 CONFIGURATION = ROOT / "docs" / "configuration.md"
+PYTHON_API = ROOT / "docs" / "python.md"
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 VARIABLE = re.compile(r'"((?:FACTGRAPH|NEO4J)_[A-Z0-9_]+)"')
 
@@ -40,3 +45,17 @@ def test_the_configuration_table_holds_one_line_a_row() -> None:
     rows = [line for line in CONFIGURATION.read_text().splitlines() if line.startswith("| `")]
     too_long = [row.split("|")[1].strip() for row in rows if len(row) > 250]
     assert too_long == []
+
+
+def test_the_python_api_page_lists_every_operation_of_memory() -> None:
+    """`Memory` is composed of one part per concept, so the page names its members in the order
+    a reader meets them; a new operation must be added there to be documented."""
+    page = PYTHON_API.read_text().split("::: graph.Memory", 1)[1].split("\n\n", 1)[0]
+    listed = re.findall(r"^ +- (\w+)$", page, flags=re.MULTILINE)
+    operations = {
+        name
+        for name, member in inspect.getmembers(Memory)  # a property is read from the class as is
+        if not name.startswith("_") and (callable(member) or isinstance(member, property))
+    }
+    assert "remember" in listed and "recall" in operations
+    assert sorted(listed) == sorted(operations)

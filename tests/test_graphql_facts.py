@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.conftest import GraphQLClient
+from tests.conftest import GraphQLClient, lives_in
 
 FACT_FIELDS = "id text status validFrom validTo expiredAt"
 
@@ -15,16 +15,6 @@ mutation($scope: String!, $fact: FactInput!, $pipeline: Boolean) {{
   }}
 }}
 """
-
-
-def lives_in(city: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "text": f"Jon lives in {city}",
-        "subject": "Jon",
-        "predicate": "lives_in",
-        "object": city,
-        **extra,
-    }
 
 
 def remember(gql: GraphQLClient, scope: str, fact: dict[str, Any], **kw: Any) -> dict[str, Any]:

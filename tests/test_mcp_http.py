@@ -16,8 +16,6 @@ from starlette.applications import Starlette
 
 from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
-from resolvers.app import create_app
-from tests.live_server import serve
 from tests.mcp_helpers import failed, ok, over_http
 
 READ_TOOLS = {"search", "get", "history", "timeline"}
@@ -35,13 +33,6 @@ INITIALIZE = {
     },
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
-
-
-@pytest.fixture(scope="module")
-def secured(memory: Memory) -> Iterator[tuple[Starlette, str]]:
-    app = create_app(memory=memory, require_auth=True)
-    with serve(app) as url:
-        yield app, url
 
 
 @pytest.fixture

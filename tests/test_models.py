@@ -7,30 +7,14 @@ from typing import Any
 from graph.memory import Memory
 from graph.storage import models
 from graph.storage.db import Database
+from tests.conftest import lives_in
 
 
 def test_a_supersede_chain_reads_back_through_the_object_mapper(
     memory: Memory, db: Database, scope: str
 ) -> None:
-    old = memory.remember(
-        scope,
-        {
-            "text": "Ana lives in Porto",
-            "subject": "Ana",
-            "predicate": "lives_in",
-            "object": "Porto",
-            "tags": ["home"],
-        },
-    )
-    new = memory.remember(
-        scope,
-        {
-            "text": "Ana lives in Braga",
-            "subject": "Ana",
-            "predicate": "lives_in",
-            "object": "Braga",
-        },
-    )
+    old = memory.remember(scope, lives_in("Porto", who="Ana", tags=["home"]))
+    new = memory.remember(scope, lives_in("Braga", who="Ana"))
     models.bind(db)
     node: Any = models.Fact.nodes.get(uid=new.id, scope=scope)
     assert node.status == "active"

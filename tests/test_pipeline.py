@@ -14,16 +14,7 @@ from graph.storage import store
 from graph.storage.db import Database
 from graph.write.facts import DecisionKind, FactStatus
 from graph.write.pipeline import looks_like_injection, predicate_key
-
-
-def lives_in(city: str, **extra: object) -> dict[str, object]:
-    return {
-        "text": f"Melanie lives in {city}",
-        "subject": "Melanie",
-        "predicate": "lives_in",
-        "object": city,
-        **extra,
-    }
+from tests.conftest import lives_in
 
 
 def test_a_new_fact_is_inserted_with_its_entities_and_tags(

@@ -31,6 +31,7 @@ from graph.memory import Memory
 from graph.storage import bookmarks, store
 from graph.storage.bookmarks import EXTENSION, HEADER, MAX_BOOKMARKS
 from graph.storage.db import Database
+from tests.conftest import lives_in
 from tests.live_server import free_port
 
 REMEMBER = """
@@ -198,16 +199,6 @@ def test_the_same_fact_sent_to_both_replicas_at_once_is_stored_once(
     assert len({result["fact"]["id"] for result in results}) == 1
     assert sorted(result["kind"] for result in results) == ["DEDUP"] * 7 + ["INSERT"]
     assert count(db, "MATCH (f:Fact {scope: $scope}) RETURN count(f) AS n", scope=scope) == 1
-
-
-def lives_in(city: str) -> dict[str, str]:
-    """Where Jon lives: a single-valued slot, so each new city contradicts the last."""
-    return {
-        "text": f"Jon lives in {city}",
-        "subject": "Jon",
-        "predicate": "lives_in",
-        "object": city,
-    }
 
 
 def _chain_is_linear(db: Database, scope: str, facts: int) -> None:

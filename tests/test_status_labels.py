@@ -15,6 +15,7 @@ from graph.memory import Memory
 from graph.platform.embedding import Embedder
 from graph.storage.db import Database
 from graph.storage.schema import label_statuses
+from tests.conftest import lives_in
 
 STATUS_LABELS = {"Active", "Quarantined", "Superseded", "Forgotten"}
 
@@ -24,16 +25,6 @@ def status_labels(db: Database, fact_id: str) -> set[str]:
         "MATCH (f:Fact {id: $id}) RETURN labels(f) AS labels", id=fact_id
     ).records
     return set(records[0]["labels"]) & STATUS_LABELS
-
-
-def lives_in(city: str, **extra: object) -> dict[str, object]:
-    return {
-        "text": f"Melanie lives in {city}",
-        "subject": "Melanie",
-        "predicate": "lives_in",
-        "object": city,
-        **extra,
-    }
 
 
 def test_every_lifecycle_step_moves_the_label_with_the_status(

@@ -30,6 +30,7 @@ from graph.platform.embedding import Embedder
 from graph.storage.db import Database
 from graph.write.events import EventBus
 from resolvers.app import create_app
+from tests.conftest import lives_in
 from tests.live_server import serve
 
 PROTOCOL = Subprotocol("graphql-transport-ws")
@@ -111,6 +112,17 @@ async def live(memory: Memory, scope: str, count: int = 1) -> None:
         await asyncio.sleep(0.01)
 
 
+@asynccontextmanager
+async def subscribed(
+    base: str, memory: Memory, scope: str, query: str = SCOPE_EVENTS
+) -> AsyncIterator[Socket]:
+    """A socket whose one subscription to `scope` the server has registered."""
+    async with socket(base) as ws:
+        await ws.subscribe(query, scope=scope)
+        await live(memory, scope)
+        yield ws
+
+
 async def post(base: str, query: str, **variables: object) -> dict[str, Any]:
     async with httpx.AsyncClient(base_url=base, timeout=30) as client:
         response = await client.post("/graphql", json={"query": query, "variables": variables})
@@ -119,25 +131,14 @@ async def post(base: str, query: str, **variables: object) -> dict[str, Any]:
     return body
 
 
-def lives_in(city: str) -> dict[str, str]:
-    return {
-        "text": f"Ada lives in {city}",
-        "subject": "Ada",
-        "predicate": "lives_in",
-        "object": city,
-    }
-
-
 def test_a_subscriber_sees_each_write_with_its_decision(
     server_url: str, memory: Memory, scope: str
 ) -> None:
     async def journey() -> list[dict[str, Any]]:
-        async with socket(server_url) as ws:
-            await ws.subscribe(SCOPE_EVENTS, scope=scope)
-            await live(memory, scope)
-            body = await post(server_url, REMEMBER, scope=scope, fact=lives_in("London"))
+        async with subscribed(server_url, memory, scope) as ws:
+            body = await post(server_url, REMEMBER, scope=scope, fact=lives_in("London", who="Ada"))
             first = body["data"]["remember"]["fact"]["id"]
-            await asyncio.to_thread(memory.remember, scope, lives_in("Paris"))
+            await asyncio.to_thread(memory.remember, scope, lives_in("Paris", who="Ada"))
             seen = [await ws.event(), await ws.event()]
             second = seen[1]["factId"]
             await asyncio.to_thread(memory.forget, scope, second, reason="moved again")
@@ -167,9 +168,7 @@ def test_a_batch_write_reaches_subscribers_as_its_writes_in_input_order(
     server_url: str, memory: Memory, scope: str
 ) -> None:
     async def journey() -> list[dict[str, Any]]:
-        async with socket(server_url) as ws:
-            await ws.subscribe(SCOPE_EVENTS, scope=scope)
-            await live(memory, scope)
+        async with subscribed(server_url, memory, scope) as ws:
             batch = [lives_in("Oslo"), lives_in("Oslo"), lives_in("Rome")]
             await asyncio.to_thread(memory.remember_many, scope, batch)
             return [await ws.event() for _ in batch]
@@ -190,9 +189,7 @@ def test_the_review_queue_stream_shows_facts_entering_and_leaving_it(
     server_url: str, memory: Memory, scope: str
 ) -> None:
     async def journey() -> list[dict[str, Any]]:
-        async with socket(server_url) as ws:
-            await ws.subscribe(REVIEW_EVENTS, scope=scope)
-            await live(memory, scope)
+        async with subscribed(server_url, memory, scope, REVIEW_EVENTS) as ws:
 
             def writes() -> None:
                 memory.remember(scope, {"text": "Bob likes jazz"})  # trusted: not queued
@@ -260,9 +257,7 @@ def test_a_stalled_subscriber_loses_events_and_is_told_but_never_holds_up_a_writ
         release.wait()
 
     async def journey() -> list[dict[str, Any]]:
-        async with socket(url) as ws:
-            await ws.subscribe(SCOPE_EVENTS, scope=scope)
-            await live(memory, scope)
+        async with subscribed(url, memory, scope) as ws:
             # Stall the subscriber: the server's event loop, which would read its queue and
             # send on the socket, is held until the writes are done.
             (subscription,) = memory.events.subscriptions(scope)
@@ -289,13 +284,6 @@ def test_a_stalled_subscriber_loses_events_and_is_told_but_never_holds_up_a_writ
 
 
 # -- keys and roles --------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def secured(memory: Memory) -> Iterator[tuple[Starlette, str]]:
-    app = create_app(memory=memory, require_auth=True)
-    with serve(app) as url:
-        yield app, url
-
-
 @pytest.fixture
 def keys(secured: tuple[Starlette, str]) -> Iterator[KeyStore]:
     store: KeyStore = secured[0].state.gate.keys

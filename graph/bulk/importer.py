@@ -458,12 +458,8 @@ class Importer:
     @contextmanager
     def _stage_timer(self, stage: str) -> Iterator[None]:
         """Time one statement of a fast-path batch (on the writer thread), as `tx: <stage>`."""
-        started = time.perf_counter()
-        try:
+        with self._timed(f"tx: {stage}"):
             yield
-        finally:
-            key = f"tx: {stage}"
-            self.timings[key] = self.timings.get(key, 0.0) + time.perf_counter() - started
 
     @contextmanager
     def _timed(self, phase: str) -> Iterator[None]:
@@ -471,7 +467,7 @@ class Importer:
         try:
             yield
         finally:
-            self.timings[phase] += time.perf_counter() - started
+            self.timings[phase] = self.timings.get(phase, 0.0) + time.perf_counter() - started
 
     # -- dry run ---------------------------------------------------------------------------
     def _dry(self, batch: list[Item]) -> None:

@@ -2,7 +2,7 @@
 
 These are pure functions over what the store found (the exact duplicate, near neighbours,
 facts the new one may contradict), so the policy can be read and tested without Neo4j; the
-order of operations and the transaction live in `graph.memory`.
+order of operations and the transaction live in `graph.write.remembering`.
 
 Stage order, as the caller sees it: validation, exact duplicate, near duplicate,
 contradiction, quarantine, insert. One deliberate twist: input that will be quarantined skips

@@ -34,6 +34,16 @@ def check_scope(scope: str) -> str:
     return scope
 
 
+def check_reason(reason: str) -> str:
+    """A reason given for a supersede or a status change: the audit keeps it, so it must say
+    something and fit a field."""
+    if not isinstance(reason, str) or not reason.strip():
+        raise ValidationError("reason", "must not be empty")
+    if len(reason) > MAX_FIELD_CHARS:
+        raise ValidationError("reason", f"longer than {MAX_FIELD_CHARS} characters")
+    return reason.strip()
+
+
 def _aware(name: str, value: datetime | None) -> datetime | None:
     if value is None:
         return None
