@@ -12,10 +12,12 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	@command -v $(PYTHON) >/dev/null || { echo "make: $(PYTHON) not found (Python 3.11+ needed)"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
-	# The light client (client/) with its LangGraph store, and LangMem for its tests.
-	$(BIN)/python -m pip install --quiet -e './client[langgraph]' 'langmem>=0.0.30,<0.1'
+	# uv (from PyPI) installs in seconds what took pip minutes (docs/getting-started.md).
+	$(BIN)/python -m pip install --quiet 'uv>=0.9,<1'
+	# factgraph with its dev tools; the light client (client/) with its LangGraph store, and
+	# LangMem for its tests.
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]' \
+		-e './client[langgraph]' 'langmem>=0.0.30,<0.1'
 	@touch $@
 
 # Provisions and starts a local Neo4j unless NEO4J_URI is set, then serves on :8000.
@@ -30,7 +32,12 @@ test: setup
 	$(MAKE) --no-print-directory lint typecheck docs-build; checked=$$?; \
 	wait $$neo4j; started=$$?; \
 	[ $$checked -eq 0 ] && [ $$started -eq 0 ]
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
+
+# Test workers (pytest-xdist): each has a local Neo4j of its own (tests/conftest.py). Against a
+# server of your own (NEO4J_URI) the suite runs in one process: workers would share its
+# database, and what is global to it (full-text statistics, cached plans).
+TEST_WORKERS ?= $(if $(NEO4J_URI),0,2)
 
 # The same suite on the current calendar line (docs/neo4j-versions.md), in its own store: a 5.26
 # store, once opened by 2026.x, does not open in 5.26 again.

@@ -32,6 +32,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -126,26 +127,28 @@ def background(memory: Memory, count: int, seed: int) -> str | None:
 
 
 class EmbedClock:
-    """Time spent in `Embedder.embed` while a run writes: the model's share of the run."""
+    """Time the model spends on a run's texts, from each embedding's first text to its last
+    (remember_many embeds in a background thread, behind its transaction): the model's share
+    of the run."""
 
     def __init__(self, memory: Memory) -> None:
         self.embedder = memory.embedder
-        self.plain = memory.embedder.embed
+        self.plain = memory.embedder._in_length_order
         self.seconds = 0.0
 
     def __enter__(self) -> EmbedClock:
-        def timed(texts: Any, batch_size: int | None = None) -> list[list[float]]:
+        def timed(texts: Any, batch_size: int | None = None) -> Iterator[tuple[int, list[float]]]:
             start = time.perf_counter()
             try:
-                return self.plain(texts, batch_size)
+                yield from self.plain(texts, batch_size)
             finally:
                 self.seconds += time.perf_counter() - start
 
-        self.embedder.embed = timed  # type: ignore[method-assign]
+        self.embedder._in_length_order = timed  # type: ignore[method-assign]
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.embedder.embed = self.plain  # type: ignore[method-assign]
+        self.embedder._in_length_order = self.plain  # type: ignore[method-assign]
 
 
 def timed_batches(

@@ -27,10 +27,66 @@ from resolvers.app import create_app
 from tests.live_server import serve
 from tests.private_neo4j import private_settings, wipe
 
+
+def _server_of_this_worker() -> None:
+    """Under `pytest -n` (make test), each worker after the first tests against a local Neo4j
+    of its own, set up here before anything reads the settings (service subprocesses inherit
+    them too).
+
+    Workers sharing one server saw each other's writes in what is global to a database:
+    Lucene's term statistics moved a full-text score between two searches of one test, and
+    schema applied by another worker's CLI start-up changed a cached plan. A server per worker
+    keeps every test's view of its database as in a run with one worker. Its store is kept
+    beside the first one (`neo4j-gw1`), on ports 100 above, with a small heap: test scopes
+    are small.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    n = int(worker.removeprefix("gw") or 0)
+    if n == 0 or os.environ.get("NEO4J_URI"):
+        return
+    local = Settings.from_env().local
+    os.environ["FACTGRAPH_NEO4J_HOME"] = str(local.home.with_name(f"{local.home.name}-{worker}"))
+    os.environ["FACTGRAPH_NEO4J_BOLT_PORT"] = str(local.bolt_port + 100 * n)
+    os.environ["FACTGRAPH_NEO4J_HTTP_PORT"] = str(local.http_port + 100 * n)
+    os.environ["FACTGRAPH_NEO4J_HEAP"] = "1g"
+    os.environ["FACTGRAPH_NEO4J_PAGECACHE"] = "512m"
+
+
+_server_of_this_worker()
+
 # Every Database of the run (and every service subprocess, which inherits the environment)
 # raises the server's notifications as warnings; pyproject's filterwarnings makes a deprecation
 # an error, so a deprecated procedure or syntax on any path a test takes fails that test.
 os.environ["FACTGRAPH_NEO4J_NOTIFICATION_WARNINGS"] = "1"
+
+
+# Tests that start a server of their own or load one hard: under `pytest -n` (make test) they
+# go out first, so that no worker is left alone with one of them at the end of the run.
+SLOW_FILES = frozenset(
+    {
+        "test_import_initial.py",
+        "test_faults.py",
+        "test_local_neo4j.py",
+        "test_embed_jobs.py",
+        "test_import_resume.py",
+        "test_hostile.py",
+        "test_cypher_shell.py",
+    }
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order and group the run for parallel workers (pytest-xdist, `--dist loadgroup`).
+
+    A file's tests run in one worker, so its module fixtures (a seeded corpus, a browser)
+    are made once; every test that uses the spare server runs in one worker, which alone
+    starts it (a second JVM per worker would cost more than the tests). The slowest files are
+    handed out first.
+    """
+    for item in items:
+        spare = {"spare_neo4j", "empty_store"} & set(getattr(item, "fixturenames", ()))
+        item.add_marker(pytest.mark.xdist_group("spare-neo4j" if spare else item.path.name))
+    items.sort(key=lambda item: item.path.name not in SLOW_FILES)
 
 
 @pytest.fixture(scope="session")

@@ -14,6 +14,7 @@ from mcp.client.session import ClientSession
 
 from graph.errors import ValidationError
 from graph.memory import Memory
+from graph.platform.embedding import EmbedderError
 from graph.storage import store
 from graph.storage.db import Database
 from graph.write.facts import Decision, DecisionKind, FactStatus
@@ -81,7 +82,8 @@ def graph_state(db: Database, scope: str) -> list[tuple[Any, ...]]:
         "ORDER BY text, status",
         scope=scope,
     ).records
-    return [tuple(r.values()) for r in records]
+    # A node's relationships come back in no defined order: the superseded objects are sorted.
+    return [(*r.values()[:3], sorted(r["replaced"]), *r.values()[4:]) for r in records]
 
 
 def test_a_batch_decides_exactly_as_one_by_one_writes_in_input_order(
@@ -184,6 +186,29 @@ def test_one_bad_item_refuses_the_whole_batch_naming_its_index_and_field(
         memory.remember_many(scope, facts)
     assert refused.value.field == field
     assert memory.timeline(scope).edges == []
+
+
+def test_a_model_that_fails_midway_writes_nothing_and_says_so(
+    memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model works behind the batch's open transaction (Embedder.embed_behind): its
+    failure after some vectors were already looked up still rolls the whole batch back."""
+    model = memory.embedder._model
+    real = model.embed
+
+    def fails_after_two_runs(texts: Any, batch_size: int = 16) -> Iterator[Any]:
+        for i, vector in enumerate(real(texts, batch_size=batch_size)):
+            if i == 2 * batch_size:
+                raise RuntimeError("onnxruntime: out of memory")
+            yield vector
+
+    monkeypatch.setattr(model, "embed", fails_after_two_runs)
+    facts = [{"text": f"Jon bought item number {i} at the market"} for i in range(80)]
+    with pytest.raises(EmbedderError, match="out of memory"):
+        memory.remember_many(scope, facts)
+    monkeypatch.undo()
+    assert memory.timeline(scope).edges == []
+    assert [d.kind for d in memory.remember_many(scope, facts[:2])] == [DecisionKind.INSERT] * 2
 
 
 def test_a_batch_over_the_limit_is_refused_naming_the_limit(memory: Memory, scope: str) -> None:

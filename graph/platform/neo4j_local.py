@@ -14,6 +14,7 @@ PyPI).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
@@ -284,7 +285,18 @@ db.tx_log.rotation.retention_policy=1 files
         return pid
 
     def start(self) -> Status:
-        """Start (provisioning first if needed) and wait until Bolt answers a query."""
+        """Start (provisioning first if needed) and wait until Bolt answers a query.
+
+        Starts of one home are taken one at a time (a lock file beside it): the test workers
+        (pytest -n) and a `make run` beside `make test` all start the same server, and two
+        unlocked starts would both provision it and race for its ports.
+        """
+        self.home.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.home.parent / f".{self.home.name}.start.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return self._start()
+
+    def _start(self) -> Status:
         if self.pid() is not None:
             self.wait_ready()
             return self.status()
