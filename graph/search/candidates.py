@@ -368,8 +368,8 @@ def fetch(
     fulltext = fulltext and words
     params.update(
         # The Lucene queries travel in one map (`$text.lucene`, ...), not as string parameters:
-        # Neo4j keys its plan cache on each string parameter's length bucket (powers of ten), so
-        # a question whose query crossed 100 characters made the server plan this query again,
+        # Neo4j keys its plan cache on each string parameter's length, in coarse buckets, so a
+        # question whose query crossed 100 characters made the server plan this query again,
         # 600-800 ms at 100,000 facts (bench/README "Plans keyed by a string's length").
         text={
             "lucene": text_query(scope, lucene, options, size) if fulltext else "",

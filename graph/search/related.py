@@ -44,9 +44,9 @@ def finish(
             return [s.hit(found.facts[s.id]) for s in top], []
     params = filter_params(scope, options, now)
     params.update(
-        # In one map, not as list parameters: Neo4j keys its plan cache on each list's size
-        # (rounded to a power of ten), and a search with 1 or 30 hits instead of 10 made the
-        # server plan this query again (~200 ms; bench/README "Plans keyed by a string's length").
+        # In one map, not as list parameters: Neo4j keys its plan cache on each list's size (in
+        # coarse buckets), and a search with 1 or 30 hits instead of 10 made the server plan
+        # this query again (~200 ms; bench/README "Plans keyed by a string's length").
         hits={
             "hydrate": hydrate,
             "window": [{"id": s.id, "rank": rank} for rank, s in enumerate(top, start=1)]
