@@ -1,10 +1,10 @@
-// Hybrid search candidates in one round trip: full-text (fact_fulltext_filtered; $lucene
+// Hybrid search candidates in one round trip: full-text (fact_fulltext_filtered; $text.lucene
 // carries zero-weight clauses for the scope, the tags and the partitions), passage
-// (fact_passage_fulltext, $passage_lucene likewise) and vector lists ($vector_index: the scope's
+// (fact_passage_fulltext, $text.passage_lucene likewise) and vector lists ($vector_index: the scope's
 // shard, graph/storage/vector_shards.py) from Neo4j's own indexes, filtered (scope, status, partitions, tags, TTL, asOf, excludeIds), and
-// optionally an entity-expansion list. A scope that holds most of the facts gets $lucene
+// optionally an entity-expansion list. A scope that holds most of the facts gets $text.lucene
 // without the scope clause (graph/search/candidates.py: the clause then costs more than it
-// narrows); the widest retry below always asks with the clause ($lucene_scoped), so a shortfall
+// narrows); the widest retry below always asks with the clause ($text.lucene_scoped), so a shortfall
 // of the first call is still filled from the scope's own best matches.
 // Neo4j 5.26 vector (and full-text) queries cannot pre-filter, so each index is over-fetched
 // ($fetch; $vec_fetch, sized by graph/search/candidates.py) and filtered; when that leaves
@@ -18,7 +18,8 @@
 // A tag rarer than $tag_exact_max (see graph/search/candidates.py) skips the vector index: the
 // over-fetch would keep fewer than $k of its facts, so they are scored exactly straight away.
 // $scope_exact does the same for a scope whose share of the database is that small.
-// Returns ranked {id, score} lists and each candidate fact once, without its embedding (or
+// The four Lucene queries come in one map, $text, so that their lengths do not key the plan
+// cache (graph/search/candidates.py). Returns ranked {id, score} lists and each candidate fact once, without its embedding (or
 // only its ranking fields, unless $full).
 // The rarest tag asked for: its degree is read from the Tag node's relationship counts, without
 // touching the facts. No tag (or no vector): null.
@@ -31,14 +32,14 @@ CALL () {
 }
 WITH rarest, rarest IS NOT NULL AND rarest.degree < $tag_exact_max AS tag_exact
 // The full-text lists, each asked of its own index the same way: the turn's own text
-// (fact_fulltext_filtered, $lucene) and its passage (fact_passage_fulltext: each turn's text
-// with its neighbours', graph/write/passages.py; $passage_lucene). A list whose query is empty is not
+// (fact_fulltext_filtered, $text.lucene) and its passage (fact_passage_fulltext: each turn's text
+// with its neighbours', graph/write/passages.py; $text.passage_lucene). A list whose query is empty is not
 // asked. Each list comes back as {list, kept, exhaustive}, ranked and filtered.
 CALL () {
   UNWIND [spec IN [
-      {list: 'fulltext', index: 'fact_fulltext_filtered', query: $lucene, scoped: $lucene_scoped},
-      {list: 'passage', index: 'fact_passage_fulltext', query: $passage_lucene,
-       scoped: $passage_lucene_scoped}]
+      {list: 'fulltext', index: 'fact_fulltext_filtered', query: $text.lucene, scoped: $text.lucene_scoped},
+      {list: 'passage', index: 'fact_passage_fulltext', query: $text.passage_lucene,
+       scoped: $text.passage_lucene_scoped}]
     WHERE spec.query <> ''] AS spec
   CALL (spec) {
     CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score

@@ -1,14 +1,16 @@
-// The hits' whole facts ($hydrate: those the candidate query sent as briefs), and what comes
-// back beside the hits, in one round trip. Turn window ($window: the hits, ranked): for each hit
+// The hits' whole facts ($hits.hydrate: those the candidate query sent as briefs), and what comes
+// back beside the hits, in one round trip. Turn window ($hits.window: the hits, ranked): for each hit
 // with a session and turn, the adjacent turns of the same session (index
-// fact_scope_session_turn). Shared tags ($tagged: the hits' ids): facts tagged like the hits
+// fact_scope_session_turn). Shared tags ($hits.tagged: the hits' ids): facts tagged like the hits
 // (among each tag's most recent $per_tag facts). Briefs carry neither sessions nor tags, so
 // both are read here, from the hits themselves. Filters as in search except
 // tags; hits and excluded ids are left out.
+// The four lists come in one map, $hits, so that how many hits a search has does not key
+// the plan cache (graph/search/related.py).
 // Facts come back as the properties graph.write.facts.Fact reads, named one by one: `f {.*}` would
 // also read each fact's embedding (~3 KB from the array store) only to drop it.
 CALL () {
-  UNWIND $window AS h
+  UNWIND $hits.window AS h
   MATCH (hit:Fact {id: h.id})
   WHERE hit.scope = $scope AND hit.session_id IS NOT NULL AND hit.turn IS NOT NULL
   WITH h, hit.session_id AS session_id, hit.turn AS turn
@@ -19,7 +21,7 @@ CALL () {
     AND ($partitions IS NULL OR f.partition IN $partitions)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
     AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $hit_ids AND NOT f.id IN $exclude
+    AND NOT f.id IN $hits.hit_ids AND NOT f.id IN $exclude
   WITH f, h ORDER BY h.rank, f.turn
   WITH f, collect(h.id)[0] AS hit_id, min(h.rank) AS rank
   ORDER BY rank, f.turn
@@ -28,8 +30,8 @@ CALL () {
 CALL () {
   WITH $tag_limit AS tag_limit
   WHERE tag_limit > 0
-  UNWIND range(0, size($tagged) - 1) AS rank
-  MATCH (h:Fact {id: $tagged[rank]})-[:TAGGED]->(t:Tag)
+  UNWIND range(0, size($hits.tagged) - 1) AS rank
+  MATCH (h:Fact {id: $hits.tagged[rank]})-[:TAGGED]->(t:Tag)
   WHERE h.scope = $scope
   WITH t, min(rank) AS rank
   // A tag may be on tens of thousands of facts: look at its $per_tag most recently tagged
@@ -45,14 +47,14 @@ CALL () {
     AND ($partitions IS NULL OR f.partition IN $partitions)
     AND (f.expires_at IS NULL OR f.expires_at > $now)
     AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $hit_ids AND NOT f.id IN $exclude
+    AND NOT f.id IN $hits.hit_ids AND NOT f.id IN $exclude
   WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
   ORDER BY shared DESC, f.importance DESC, f.id
   LIMIT $tag_limit
-  RETURN collect({f: f, hit_id: $tagged[rank]}) AS tagged
+  RETURN collect({f: f, hit_id: $hits.tagged[rank]}) AS tagged
 }
 CALL () {
-  UNWIND $hydrate AS hit_id
+  UNWIND $hits.hydrate AS hit_id
   MATCH (f:Fact {id: hit_id})
   WHERE f.scope = $scope
   RETURN collect({f: f, hit_id: hit_id}) AS hits

@@ -65,11 +65,11 @@ def test_related_facts_are_looked_up_only_when_selected(
         {"fact": {"id": chat[1], "text": "I can bring the big tent and two lanterns"}}
     ]
     ((asked,),) = [sent]
-    assert asked["window"] == [] and asked["tag_limit"] == 0
+    assert asked["hits"]["window"] == [] and asked["tag_limit"] == 0
     sent.clear()
     data = gql.data(SEARCH, scope=scope, text=text, options=options)
     ((asked,),) = [sent]
-    assert asked["window"] and asked["tag_limit"] == 10
+    assert asked["hits"]["window"] and asked["tag_limit"] == 10
     assert {r["fact"]["turn"] for r in data["search"]["related"]} >= {0, 2}
 
 

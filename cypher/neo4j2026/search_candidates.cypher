@@ -20,14 +20,14 @@ CALL () {
 }
 WITH rarest, rarest IS NOT NULL AND rarest.degree < $tag_exact_max AS tag_exact
 // The full-text lists, each asked of its own index the same way: the turn's own text
-// (fact_fulltext_filtered, $lucene) and its passage (fact_passage_fulltext: each turn's text
-// with its neighbours', graph/write/passages.py; $passage_lucene). A list whose query is empty is not
+// (fact_fulltext_filtered, $text.lucene) and its passage (fact_passage_fulltext: each turn's text
+// with its neighbours', graph/write/passages.py; $text.passage_lucene). A list whose query is empty is not
 // asked. Each list comes back as {list, kept, exhaustive}, ranked and filtered.
 CALL () {
   UNWIND [spec IN [
-      {list: 'fulltext', index: 'fact_fulltext_filtered', query: $lucene, scoped: $lucene_scoped},
-      {list: 'passage', index: 'fact_passage_fulltext', query: $passage_lucene,
-       scoped: $passage_lucene_scoped}]
+      {list: 'fulltext', index: 'fact_fulltext_filtered', query: $text.lucene, scoped: $text.lucene_scoped},
+      {list: 'passage', index: 'fact_passage_fulltext', query: $text.passage_lucene,
+       scoped: $text.passage_lucene_scoped}]
     WHERE spec.query <> ''] AS spec
   CALL (spec) {
     CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score

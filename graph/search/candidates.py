@@ -367,12 +367,20 @@ def fetch(
     passages = passages and words and options.passages
     fulltext = fulltext and words
     params.update(
-        lucene=text_query(scope, lucene, options, size) if fulltext else "",
-        lucene_scoped=text_query(scope, lucene, options) if fulltext else "",
-        passage_lucene=text_query(scope, lucene, options, size, "passage_text") if passages else "",
-        passage_lucene_scoped=text_query(scope, lucene, options, None, "passage_text")
-        if passages
-        else "",
+        # The Lucene queries travel in one map (`$text.lucene`, ...), not as string parameters:
+        # Neo4j keys its plan cache on each string parameter's length, in coarse buckets, so a
+        # question whose query crossed 100 characters made the server plan this query again,
+        # 600-800 ms at 100,000 facts (bench/README "Plans keyed by a string's length").
+        text={
+            "lucene": text_query(scope, lucene, options, size) if fulltext else "",
+            "lucene_scoped": text_query(scope, lucene, options) if fulltext else "",
+            "passage_lucene": text_query(scope, lucene, options, size, "passage_text")
+            if passages
+            else "",
+            "passage_lucene_scoped": text_query(scope, lucene, options, None, "passage_text")
+            if passages
+            else "",
+        },
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         vector_index=vector_shards.index(scope),
         k=k,

@@ -44,16 +44,21 @@ def finish(
             return [s.hit(found.facts[s.id]) for s in top], []
     params = filter_params(scope, options, now)
     params.update(
-        hydrate=hydrate,
-        window=[{"id": s.id, "rank": rank} for rank, s in enumerate(top, start=1)]
-        if window
-        else [],
+        # In one map, not as list parameters: Neo4j keys its plan cache on each list's size (in
+        # coarse buckets), and a search with 1 or 30 hits instead of 10 made the server plan
+        # this query again (~200 ms; bench/README "Plans keyed by a string's length").
+        hits={
+            "hydrate": hydrate,
+            "window": [{"id": s.id, "rank": rank} for rank, s in enumerate(top, start=1)]
+            if window
+            else [],
+            "tagged": [s.id for s in top] if tagged else [],
+            "hit_ids": [s.id for s in top],
+        },
         prev=options.prev_turns,
         next=options.next_turns,
-        tagged=[s.id for s in top] if tagged else [],
         tag_limit=options.related_limit if tagged else 0,
         per_tag=max(SHARED_TAG_SCAN, 4 * options.related_limit),
-        hit_ids=[s.id for s in top],
     )
     facts = dict(found.facts)
     out: list[RelatedFact] = []
