@@ -32,7 +32,6 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -127,28 +126,26 @@ def background(memory: Memory, count: int, seed: int) -> str | None:
 
 
 class EmbedClock:
-    """Time the model spends on a run's texts, from each embedding's first text to its last
-    (remember_many embeds in a background thread, behind its transaction): the model's share
-    of the run."""
+    """Time spent in `Embedder.embed` while a run writes: the model's share of the run."""
 
     def __init__(self, memory: Memory) -> None:
         self.embedder = memory.embedder
-        self.plain = memory.embedder._in_length_order
+        self.plain = memory.embedder.embed
         self.seconds = 0.0
 
     def __enter__(self) -> EmbedClock:
-        def timed(texts: Any, batch_size: int | None = None) -> Iterator[tuple[int, list[float]]]:
+        def timed(texts: Any, batch_size: int | None = None) -> list[list[float]]:
             start = time.perf_counter()
             try:
-                yield from self.plain(texts, batch_size)
+                return self.plain(texts, batch_size)
             finally:
                 self.seconds += time.perf_counter() - start
 
-        self.embedder._in_length_order = timed  # type: ignore[method-assign]
+        self.embedder.embed = timed  # type: ignore[method-assign]
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.embedder._in_length_order = self.plain  # type: ignore[method-assign]
+        self.embedder.embed = self.plain  # type: ignore[method-assign]
 
 
 def timed_batches(

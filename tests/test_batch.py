@@ -14,7 +14,6 @@ from mcp.client.session import ClientSession
 
 from graph.errors import ValidationError
 from graph.memory import Memory
-from graph.platform.embedding import EmbedderError
 from graph.storage import store
 from graph.storage.db import Database
 from graph.write.facts import Decision, DecisionKind, FactStatus
@@ -191,8 +190,8 @@ def test_one_bad_item_refuses_the_whole_batch_naming_its_index_and_field(
 def test_a_model_that_fails_midway_writes_nothing_and_says_so(
     memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The model works behind the batch's open transaction (Embedder.embed_behind): its
-    failure after some vectors were already looked up still rolls the whole batch back."""
+    """The whole batch is embedded before its transaction: a model that fails after two runs
+    leaves nothing of the batch behind, and the next batch writes as usual."""
     model = memory.embedder._model
     real = model.embed
 
@@ -204,7 +203,7 @@ def test_a_model_that_fails_midway_writes_nothing_and_says_so(
 
     monkeypatch.setattr(model, "embed", fails_after_two_runs)
     facts = [{"text": f"Jon bought item number {i} at the market"} for i in range(80)]
-    with pytest.raises(EmbedderError, match="out of memory"):
+    with pytest.raises(RuntimeError, match="out of memory"):
         memory.remember_many(scope, facts)
     monkeypatch.undo()
     assert memory.timeline(scope).edges == []

@@ -162,26 +162,15 @@ class Embedder:
         `batch_size` (FACTGRAPH_EMBED_BATCH), so that a run pads its texts to a length close
         to their own (see `length_order`).
         """
-        vectors: list[list[float]] = [[] for _ in texts]
-        for i, vector in self._in_length_order(texts, batch_size):
-            vectors[i] = vector
-        return vectors
-
-    def embed_behind(self, texts: Sequence[str]) -> Embedding:
-        """`embed` in a background thread, its vectors handed out as the model makes them."""
-        return Embedding(self, texts)
-
-    def _in_length_order(
-        self, texts: Sequence[str], batch_size: int | None = None
-    ) -> Iterator[tuple[int, list[float]]]:
-        """(position in `texts`, vector) pairs, shortest text first (see `length_order`)."""
         if not texts:
-            return
+            return []
+        size = batch_size or self.batch_size
         order = length_order(texts)
         items = [self.doc_prefix + texts[i] for i in order]
-        made = self._model.embed(items, batch_size=batch_size or self.batch_size)
-        for i, vector in zip(order, made, strict=True):
-            yield i, vector.tolist()
+        vectors: list[list[float]] = [[] for _ in texts]
+        for i, vector in zip(order, self._model.embed(items, batch_size=size), strict=True):
+            vectors[i] = vector.tolist()
+        return vectors
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0]
@@ -204,60 +193,6 @@ class Embedder:
                 if self._query_model is None:
                     self._query_model = self._load_queries()
         return self._query_model
-
-
-class Embedding:
-    """Vectors being made in a background thread, taken in parts as soon as they are ready.
-
-    remember_many opens its write transaction and reads what needs no vector (slot locks,
-    duplicates, slots) while the model works, then asks the store for the near-duplicate
-    candidates of each part as it comes: the store's work fills the part of the two cores the
-    model leaves idle between and inside its runs (bench/batch.py, docs/batch-writes.md).
-    The parts are kept, so a transaction run again takes them all at once.
-    """
-
-    def __init__(self, embedder: Embedder, texts: Sequence[str]) -> None:
-        self.size = len(texts)
-        self._made: list[tuple[int, list[float]]] = []
-        self._error: BaseException | None = None
-        self._finished = False
-        self._ready = threading.Condition()
-        self._thread = threading.Thread(
-            target=self._run, args=(embedder, list(texts)), name="factgraph-embed", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, embedder: Embedder, texts: list[str]) -> None:
-        try:
-            for pair in embedder._in_length_order(texts):
-                with self._ready:
-                    self._made.append(pair)
-                    self._ready.notify_all()
-        except BaseException as exc:  # handed to the thread that waits for the vectors
-            self._error = exc
-        finally:
-            with self._ready:
-                self._finished = True
-                self._ready.notify_all()
-
-    def parts(self, at_least: int) -> Iterator[list[tuple[int, list[float]]]]:
-        """(position, vector) pairs in parts of at least `at_least` (the last may be smaller),
-        each part as soon as the model has made it."""
-        taken = 0
-        while taken < self.size:
-            wanted = taken + at_least
-            with self._ready:
-                self._ready.wait_for(functools.partial(self._has, wanted))
-                if self._error is not None:
-                    raise EmbedderError(f"the model failed: {self._error}") from self._error
-                part = self._made[taken:]
-            if not part:
-                raise EmbedderError("the model stopped before embedding every text")
-            taken += len(part)
-            yield part
-
-    def _has(self, count: int) -> bool:
-        return self._finished or len(self._made) >= count
 
 
 def length_order(texts: Sequence[str]) -> list[int]:

@@ -6,14 +6,12 @@ because the parts that do not depend on order are done once for the whole batch:
 
 1. Every item is validated before anything else; one bad item refuses the batch (its index
    and field in the error), and nothing is written.
-2. Every text is embedded in one pass (shortest first, measured batch size), in a background
-   thread (`Embedder.embed_behind`) while the transaction below does what needs no vector.
+2. Every text is embedded in one pass (`Embedder.embed`: shortest first, measured batch size).
 3. One write transaction: one statement locks every slot the batch writes and reads what the
    pipeline looks at (live duplicates of each content hash, each slot's active facts, the
-   scope's live count); then, part by part as the model makes the vectors (`Embedded`), a
-   statement finds the stored near-duplicate candidates of each part. The decisions are
-   then taken in input order in Python, by `graph.write.pipeline.decide`, on what the store
-   held plus what the items before wrote: a fact inserted earlier in the
+   scope's live count); one statement finds the stored near-duplicate candidates of every
+   vector. The decisions are then taken in input order in Python, by `graph.write.pipeline.decide`,
+   on what the store held plus what the items before wrote: a fact inserted earlier in the
    batch is a duplicate, slot fact or neighbour of the later ones, and a fact it retired is
    none of these any more.
 4. The writes follow in the same transaction: all new facts in one statement, then, in input
@@ -33,7 +31,7 @@ scope's live count before the batch (graph/storage/store.py EXACT_SCAN_LIMIT).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -44,7 +42,6 @@ from graph.bulk.wire import Rows, Vector, split_times
 from graph.clock import Clock
 from graph.config import PipelineSettings
 from graph.errors import ValidationError
-from graph.platform.embedding import Embedding
 from graph.storage import store, vector_shards
 from graph.storage.db import run
 from graph.storage.store import EntityRef, new_id
@@ -54,7 +51,6 @@ from graph.write.pipeline import Neighbour, Verdict, decide
 from graph.write.validation import fact_from_mapping, validate
 
 NEAR_K = 5  # neighbours the pipeline looks at, as in Memory.remember_with_decision
-PART = 32  # the fewest new vectors a neighbour statement waits for (see Embedded.ready)
 DUPLICATE = "exact duplicate of a live fact in this scope"
 
 
@@ -118,38 +114,6 @@ class _Plan:
     successor: str | None = None
 
 
-class Embedded:
-    """The batch's vectors as the model makes them (`Embedder.embed_behind`), put into the
-    items they belong to: `wanted[i]` is the item of the model's text i."""
-
-    def __init__(self, embedding: Embedding, wanted: list[int], embedder: str) -> None:
-        self.embedding = embedding
-        self.wanted = wanted
-        self.embedder = embedder
-
-    def ready(self, items: list[Item]) -> Iterator[list[Item]]:
-        """The items whose vectors are in, part by part: first those that already have one
-        (supplied, or made before a transaction was run again), then each part the model
-        makes. Parts are a quarter of the texts or PART, whichever is larger: a part is one
-        neighbour statement, and each statement reads the scope's candidates again."""
-        waiting = {i for i in self.wanted if items[i].props["embedding"] is None}
-        first = [item for item in items if item.index not in waiting]
-        if first:
-            yield first
-        if not waiting:
-            return
-        for part in self.embedding.parts(max(PART, -(-len(self.wanted) // 4))):
-            ready: list[Item] = []
-            for position, vector in part:
-                item = items[self.wanted[position]]
-                if item.index in waiting:
-                    item.props["embedding"] = vector
-                    item.props["embedder"] = self.embedder
-                    ready.append(item)
-            if ready:
-                yield ready
-
-
 class StaleBatch(Exception):
     """Internal: a concurrent writer changed what the batch decided on; decide again."""
 
@@ -161,7 +125,6 @@ class Batch:
         self,
         scope: str,
         items: list[Item],
-        embedded: Embedded,
         *,
         settings: PipelineSettings,
         dimensions: int,
@@ -171,7 +134,6 @@ class Batch:
     ) -> None:
         self.scope = scope
         self.items = items
-        self.embedded = embedded
         self.settings = settings
         self.dimensions = dimensions
         self.clock = clock
@@ -208,22 +170,19 @@ class Batch:
             key = (node["subject_key"], node["predicate_key"])
             context.slots.setdefault(key, []).append(fact.id)
         context.live = int(record["live"])
-        # The model has been at work since before the transaction began: each part of the
-        # vectors is looked up among the stored facts as it comes (Embedded.ready).
-        for ready in self.embedded.ready(self.items):
-            asked = [item for item in ready if item.quarantine is None]
-            if self.full and asked:
-                self._stored_neighbours(tx, context, asked)
+        if self.full:
+            self._stored_neighbours(tx, context)
         return context
 
-    def _stored_neighbours(
-        self, tx: ManagedTransaction, context: _Context, asked: list[Item]
-    ) -> None:
-        """The stored near-duplicate candidates of these items, in one statement.
+    def _stored_neighbours(self, tx: ManagedTransaction, context: _Context) -> None:
+        """Each item's stored near-duplicate candidates, for all items in one statement.
 
         Enough are fetched that the NEAR_K best survive even when every slot fact the batch
         could retire was among them (retired facts are dropped as the decisions proceed).
         """
+        asked = [item for item in self.items if item.quarantine is None]
+        if not asked:
+            return
         threshold = self.settings.near_duplicate()
         k = NEAR_K + sum(len(ids) for ids in context.slots.values())
         params: dict[str, Any] = {

@@ -156,11 +156,9 @@ class Remembering(Recording):
         if not inputs:
             return []
         full = self.settings.pipeline.enabled if pipeline is None else pipeline
-        items, embedding = self._batch_items(scope, inputs, full)
         writer = batch.Batch(
             scope,
-            items,
-            embedding,
+            self._batch_items(scope, inputs, full),
             settings=self.settings.pipeline,
             dimensions=self.embedder.dimensions,
             clock=self.clock,
@@ -228,27 +226,28 @@ class Remembering(Recording):
             )
         return entities, self._properties(scope, data, status, now, entities, text, embedding)
 
-    def _batch_items(
-        self, scope: str, inputs: list[FactInput], full: bool
-    ) -> tuple[list[batch.Item], batch.Embedded]:
-        """`_prepare` for a batch: the texts to embed go to the model in one pass, in the
-        background (`Embedder.embed_behind`); the batch's transaction takes their vectors as
-        they come, and the items carry `embedding: None` until then."""
+    def _batch_items(self, scope: str, inputs: list[FactInput], full: bool) -> list[batch.Item]:
+        """`_prepare` for a batch: every text embedded in one pass (`Embedder.embed`).
+
+        Before the transaction, not behind it: embedding in a thread while the transaction
+        looked up each part's near duplicates was measured no faster (bench/batch.py, the
+        model keeps both cores busy) and held the batch's slot locks for the model's time.
+        """
         now = self.clock()
         texts = [self._index_text(data, now) for data in inputs]
         wanted = [i for i, data in enumerate(inputs) if data.embedding is None]
-        embedding = batch.Embedded(
-            self.embedder.embed_behind([texts[i] for i in wanted]), wanted, self.embedder.id
-        )
+        with tracing.span("remember_many.embed", texts=len(wanted)):
+            made = self.embedder.embed([texts[i] for i in wanted])
+        vectors = dict(zip(wanted, made, strict=True))
         items: list[batch.Item] = []
         for i, data in enumerate(inputs):
             quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
             status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
             entities = self._entities(data)
-            supplied = list(data.embedding) if data.embedding is not None else None
-            props = self._properties(scope, data, status, now, entities, texts[i], supplied)
+            embedding = list(data.embedding) if data.embedding is not None else vectors[i]
+            props = self._properties(scope, data, status, now, entities, texts[i], embedding)
             items.append(batch.Item(i, data, quarantine, entities, props))
-        return items, embedding
+        return items
 
     def _index_text(self, data: FactInput, now: datetime) -> str:
         return index_text(data, data.valid_from or now, self._mode)
@@ -261,10 +260,9 @@ class Remembering(Recording):
         now: datetime,
         entities: list[EntityRef],
         text: str,
-        embedding: list[float] | None,
+        embedding: list[float],
     ) -> dict[str, Any]:
-        """The node's property map, the embedding already made (see `_prepare`), or still
-        being made (None; `batch.Embedded` fills it in)."""
+        """The node's property map, the embedding already made (see `_prepare`)."""
         return fact_properties(
             data,
             fact_id=data.id or new_id(),
