@@ -24,8 +24,8 @@
 // The rarest tag asked for: its degree is read from the Tag node's relationship counts, without
 // touching the facts. No tag (or no vector): null.
 CALL () {
-  UNWIND CASE WHEN $vector IS NOT NULL THEN $tags ELSE [] END AS name
-  OPTIONAL MATCH (t:Tag {scope: $scope, name: name})
+  UNWIND CASE WHEN $vector IS NOT NULL THEN $filter.tags ELSE [] END AS name
+  OPTIONAL MATCH (t:Tag {scope: $filter.scope, name: name})
   WITH t, CASE WHEN t IS NULL THEN 0 ELSE COUNT { (t)<-[:TAGGED]-() } END AS degree
   ORDER BY degree
   RETURN collect({tag: t, degree: degree})[0] AS rarest
@@ -44,12 +44,12 @@ CALL () {
   CALL (spec) {
     CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score
     WITH node AS f, score
-    WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
-      AND ($partitions IS NULL OR f.partition IN $partitions)
-      AND all(t IN $tags WHERE t IN f.tags)
-      AND (f.expires_at IS NULL OR f.expires_at > $now)
-      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-      AND NOT f.id IN $exclude
+    WITH count(*) AS raw, collect(CASE WHEN f.scope = $filter.scope AND f.status IN $filter.statuses
+      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+      AND all(t IN $filter.tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+      AND NOT f.id IN $filter.exclude
       THEN {f: f, score: score} END) AS kept
     RETURN raw, kept[..$k] AS fast
   }
@@ -66,12 +66,12 @@ CALL () {
     CALL db.index.fulltext.queryNodes(spec.index,
       CASE WHEN depth < $wide THEN spec.query ELSE spec.scoped END, {limit: depth}) YIELD node, score
     WITH depth, node AS f, score
-    WITH min(depth) AS depth, count(*) AS deeper, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
-      AND ($partitions IS NULL OR f.partition IN $partitions)
-      AND all(t IN $tags WHERE t IN f.tags)
-      AND (f.expires_at IS NULL OR f.expires_at > $now)
-      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-      AND NOT f.id IN $exclude
+    WITH min(depth) AS depth, count(*) AS deeper, collect(CASE WHEN f.scope = $filter.scope AND f.status IN $filter.statuses
+      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+      AND all(t IN $filter.tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+      AND NOT f.id IN $filter.exclude
       THEN {f: f, score: score} END) AS kept
     RETURN CASE WHEN depth < $wide AND size(kept) < $k AND deeper >= depth THEN null
                 ELSE kept[..$k] END AS mid
@@ -81,12 +81,12 @@ CALL () {
     WHERE mid IS NULL
     CALL db.index.fulltext.queryNodes(spec.index, spec.scoped, {limit: $wide}) YIELD node, score
     WITH node AS f, score
-    WHERE f.scope = $scope AND f.status IN $statuses
-      AND ($partitions IS NULL OR f.partition IN $partitions)
-      AND all(t IN $tags WHERE t IN f.tags)
-      AND (f.expires_at IS NULL OR f.expires_at > $now)
-      AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-      AND NOT f.id IN $exclude
+    WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+      AND all(t IN $filter.tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+      AND NOT f.id IN $filter.exclude
     WITH f, score ORDER BY score DESC LIMIT $k
     RETURN collect({f: f, score: score}) AS slow
   }
@@ -101,12 +101,12 @@ CALL (tag_exact) {
   WHERE vector IS NOT NULL AND NOT tag_exact AND NOT $scope_exact
   CALL db.index.vector.queryNodes($vector_index, $vec_fetch, vector) YIELD node, score
   WITH node AS f, score
-  WITH count(*) AS raw, collect(CASE WHEN f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
+  WITH count(*) AS raw, collect(CASE WHEN f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
     THEN {f: f, score: score} END) AS kept
   RETURN raw AS vec_raw, kept[..$k] AS vec_first
 }
@@ -120,12 +120,12 @@ CALL (vec_raw, vec_first) {
   WHERE size(vec_first) < $k AND vec_raw >= $vec_fetch AND $vec_retry > $vec_fetch
   CALL db.index.vector.queryNodes($vector_index, $vec_retry, $vector) YIELD node, score
   WITH node AS f, score
-  WHERE f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
+  WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
   WITH f, score ORDER BY score DESC LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_retried
 }
@@ -137,15 +137,15 @@ WITH *, CASE WHEN size(vec_retried) > size(vec_first) THEN vec_retried ELSE vec_
 // the scope's live facts. Testing every fact of the scope for a tag reads each one's
 // properties, ~40 ms per 1,000 facts.
 CALL (vec_fast, rarest) {
-  WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $scope END AS gate
+  WITH CASE WHEN $vector IS NOT NULL AND size(vec_fast) < $k THEN $filter.scope END AS gate
   CALL (gate, rarest) {
     WITH CASE WHEN gate IS NOT NULL THEN rarest.tag END AS tag
     MATCH (tag)<-[:TAGGED]-(f:Fact)
     RETURN f
     UNION ALL
-    WITH CASE WHEN size($tags) = 0 THEN gate END AS scope_gate
+    WITH CASE WHEN size($filter.tags) = 0 THEN gate END AS scope_gate
     MATCH (f:Fact)
-    WHERE f.scope = scope_gate AND f.status IN $statuses
+    WHERE f.scope = scope_gate AND f.status IN $filter.statuses
     RETURN f
   }
   WITH f LIMIT $exact_max
@@ -154,12 +154,12 @@ CALL (vec_fast, rarest) {
 CALL (vec_fast, pool) {
   UNWIND CASE WHEN size(vec_fast) < $k AND size(pool) < $exact_max THEN pool ELSE [] END AS f
   WITH f
-  WHERE f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
+  WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
     AND f.embedding IS NOT NULL
   WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
   ORDER BY score DESC, f.id LIMIT $k
@@ -170,12 +170,12 @@ CALL (vec_fast, pool) {
   WHERE size(vec_fast) < $k AND size(pool) >= $exact_max
   CALL db.index.vector.queryNodes($vector_index, $wide, $vector) YIELD node, score
   WITH node AS f, score
-  WHERE f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
+  WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
   WITH f, score ORDER BY score DESC LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_wide
 }
@@ -203,12 +203,12 @@ CALL (ft, vec) {
   }
   UNWIND mentioned_by AS s
   WITH s, e, f
-  WHERE f <> s AND f.scope = $scope AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND all(t IN $tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $exclude
+  WHERE f <> s AND f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
   WITH f, count(DISTINCT s) AS seeds, count(DISTINCT e) AS entities
   ORDER BY seeds DESC, entities DESC, f.id LIMIT $k
   RETURN collect({f: f, score: toFloat(seeds)}) AS graph

@@ -12,16 +12,16 @@
 CALL () {
   UNWIND $hits.window AS h
   MATCH (hit:Fact {id: h.id})
-  WHERE hit.scope = $scope AND hit.session_id IS NOT NULL AND hit.turn IS NOT NULL
+  WHERE hit.scope = $filter.scope AND hit.session_id IS NOT NULL AND hit.turn IS NOT NULL
   WITH h, hit.session_id AS session_id, hit.turn AS turn
   MATCH (f:Fact)
-  WHERE f.scope = $scope AND f.session_id = session_id
+  WHERE f.scope = $filter.scope AND f.session_id = session_id
     AND f.turn >= turn - $prev AND f.turn <= turn + $next
-    AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $hits.hit_ids AND NOT f.id IN $exclude
+    AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $hits.hit_ids AND NOT f.id IN $filter.exclude
   WITH f, h ORDER BY h.rank, f.turn
   WITH f, collect(h.id)[0] AS hit_id, min(h.rank) AS rank
   ORDER BY rank, f.turn
@@ -32,7 +32,7 @@ CALL () {
   WHERE tag_limit > 0
   UNWIND range(0, size($hits.tagged) - 1) AS rank
   MATCH (h:Fact {id: $hits.tagged[rank]})-[:TAGGED]->(t:Tag)
-  WHERE h.scope = $scope
+  WHERE h.scope = $filter.scope
   WITH t, min(rank) AS rank
   // A tag may be on tens of thousands of facts: look at its $per_tag most recently tagged
   // ones (relationship chains are newest first), so the cost stays bounded as a scope grows.
@@ -42,12 +42,12 @@ CALL () {
     RETURN f
   }
   WITH f, t, rank
-  WHERE f.scope = $scope
-    AND f.status IN $statuses
-    AND ($partitions IS NULL OR f.partition IN $partitions)
-    AND (f.expires_at IS NULL OR f.expires_at > $now)
-    AND ($as_of IS NULL OR (f.valid_from <= $as_of AND (f.valid_to IS NULL OR $as_of < f.valid_to)))
-    AND NOT f.id IN $hits.hit_ids AND NOT f.id IN $exclude
+  WHERE f.scope = $filter.scope
+    AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $hits.hit_ids AND NOT f.id IN $filter.exclude
   WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
   ORDER BY shared DESC, f.importance DESC, f.id
   LIMIT $tag_limit
@@ -56,7 +56,7 @@ CALL () {
 CALL () {
   UNWIND $hits.hydrate AS hit_id
   MATCH (f:Fact {id: hit_id})
-  WHERE f.scope = $scope
+  WHERE f.scope = $filter.scope
   RETURN collect({f: f, hit_id: hit_id}) AS hits
 }
 // One list of rows, in this order: the hits, the turn window, the shared tags. Each fact is

@@ -188,3 +188,44 @@ def test_a_question_of_any_length_and_any_number_of_hits_reuses_the_search_plans
     assert (len(short.hits), len(long.hits)) == (1, 10)
     assert {name for name, _ in first} == {"search_candidates", "search_related"}
     assert sorted(sent) == first
+
+
+def test_search_queries_are_planned_once_whatever_the_scope_and_filters(
+    memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Neo4j keys its plan cache on each top-level string and list parameter's length (in
+    coarse buckets), and planning the candidate query takes a second or more. So no such
+    parameter of a search query may vary with the scope's name, the tags, the partitions,
+    the excluded ids or the query text: they travel inside maps (`$filter`, `$text`, `$hits`).
+    """
+    from graph.bulk.autocommit import delete_scope
+
+    long_scope = f"{scope}-whose-name-is-much-longer-than-the-first-one"
+    sent: dict[str, list[dict[str, Any]]] = {}
+    read_fast = memory.db.read_fast
+
+    def recording(name: str, params: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        sent.setdefault(name, []).append(params)
+        return read_fast(name, params, *args, **kwargs)
+
+    try:
+        for where in (scope, long_scope):
+            memory.remember(where, {"text": "Melanie paints lakes at dawn", "tags": ["art"]})
+        monkeypatch.setattr(memory.db, "read_fast", recording)
+        memory.search(scope, "lakes", top_k=1)
+        memory.search(
+            long_scope,
+            "who paints the lakes at dawn, and where does Melanie keep her brushes",
+            top_k=30,
+            tags=["art", "dawn", "lakes"],
+            partitions=["home", "studio"],
+            exclude_ids=[f"id-{i}" for i in range(40)],
+        )
+    finally:
+        delete_scope(memory.db, long_scope)
+    assert {"search_candidates", "search_related"} <= set(sent)
+    for name, calls in sent.items():
+        first, *others = calls
+        for key, value in first.items():
+            if isinstance(value, str | list):
+                assert all(len(other[key]) == len(value) for other in others), (name, key)
