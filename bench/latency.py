@@ -135,7 +135,7 @@ FLOOR_OF = {
     "hybrid+expand": "hybrid",
     "hybrid+window": "hybrid",
     "hybrid+filter": "hybrid",
-    "hybrid-passages": "hybrid",
+    "hybrid-passages": "hybrid-passages",
 }
 
 
@@ -463,18 +463,28 @@ class Bench:
         size = shares.share(self.memory.db, scope)
         return fetch_size(SearchOptions().candidate_top_k, size.share, size.live)
 
-    def lucene(self, scope: str, query: str) -> str:
-        """Exactly the engine's full-text query (graph/search/candidates.py text_query)."""
+    def lucene(self, scope: str, query: str, field: str = "index_text") -> str:
+        """Exactly the engine's full-text query (graph/search/candidates.py text_query) of the
+        turns' own text, or of their passages (`field="passage_text"`)."""
         size = shares.share(self.memory.db, scope)
-        return text_query(scope, to_lucene(query), SearchOptions(), size)
+        return text_query(scope, to_lucene(query), SearchOptions(), size, field)
+
+    def text_params(self, scope: str, query: str, kind: str) -> dict[str, str]:
+        """The floor's Lucene queries: the passage list too, as the default search asks it,
+        except for the floor of the search without passages."""
+        passages = kind != "hybrid-passages"
+        return {
+            "lucene": self.lucene(scope, query),
+            "passage_lucene": self.lucene(scope, query, "passage_text") if passages else "",
+        }
 
     def floor_once(self, scope: str, kind: str, query: str, k: int) -> float:
         """One floor sample (ms) of `kind` (fulltext, vector, hybrid) for `query`."""
         db = self.memory.db
         started = time.perf_counter()
-        lucene = self.lucene(scope, query)
+        text = self.text_params(scope, query, kind)
         if kind == "fulltext":
-            db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
+            db.read("bench_floor_fulltext", {**text, "k": k})
         else:
             vec = list(EMBED_RAW(self.memory.embedder, query))
             if kind == "vector":
@@ -486,7 +496,7 @@ class Bench:
                 db.read(
                     "bench_floor_hybrid",
                     {
-                        "lucene": lucene,
+                        **text,
                         "vector": vec,
                         "k": k,
                         "index": vector_shards.index(scope),
@@ -587,11 +597,10 @@ class Bench:
         warm = self.fresh(10)
         for q in warm:
             vec = list(EMBED_RAW(embedder, q))
-            lucene = self.lucene(scope, q)
             db.read(
                 "bench_floor_hybrid",
                 {
-                    "lucene": lucene,
+                    **self.text_params(scope, q, "hybrid"),
                     "vector": vec,
                     "k": k,
                     "index": vector_shards.index(scope),
@@ -605,8 +614,8 @@ class Bench:
             t0 = time.perf_counter()
             vec = list(EMBED_RAW(embedder, q))
             t1 = time.perf_counter()
-            lucene = self.lucene(scope, q)
-            db.read("bench_floor_fulltext", {"lucene": lucene, "k": k})
+            text = self.text_params(scope, q, "hybrid")
+            db.read("bench_floor_fulltext", {**text, "k": k})
             t2 = time.perf_counter()
             db.read(
                 "bench_floor_vector",
@@ -616,7 +625,7 @@ class Bench:
             db.read(
                 "bench_floor_hybrid",
                 {
-                    "lucene": lucene,
+                    **text,
                     "vector": vec,
                     "k": k,
                     "index": vector_shards.index(scope),
@@ -633,9 +642,9 @@ class Bench:
         for name, values in series.items():
             label = {
                 "embed": "query embedding",
-                "fulltext": "fulltext index call",
+                "fulltext": "full-text index calls (turns and passages)",
                 "vector": "vector index call",
-                "both": "both index calls, one query",
+                "both": "every index call, one query",
             }[name]
             self.figures.append(
                 figure(
@@ -654,7 +663,7 @@ class Bench:
             label = {
                 "fulltext": "floor fulltext",
                 "vector": "floor vector = embed + index",
-                "hybrid": "floor hybrid = embed + both",
+                "hybrid": "floor hybrid = embed + every index call",
             }[name]
             self.figures.append(
                 figure(facts, "floor", label, "cypher+model", 1, values, sum(values) / 1000.0, 0)
