@@ -43,6 +43,7 @@ from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
 from graph.memory import Memory
 from graph.platform.embedding import length_order
+from graph.platform.neo4j_local import LocalNeo4j
 from graph.write.validation import fact_from_mapping
 
 DATA = Path("/work/shared/data/locomo/locomo-dev.json")
@@ -58,14 +59,67 @@ def turns(path: Path, limit: int) -> list[dict[str, Any]]:
     return rows[:limit]
 
 
-def model_rate(memory: Memory, texts: list[str], size: int) -> float:
-    """Texts per second of the bare model on `texts` sorted by length, at `size` per run."""
+def model_rate(memory: Memory, texts: list[str], size: int) -> tuple[float, float]:
+    """Texts per second of the bare model on `texts` sorted by length, at `size` per run, and
+    the CPU seconds it spent (all its threads)."""
     items = [memory.embedder.doc_prefix + t for t in texts]
     ordered = [items[i] for i in length_order(items)]
+    cpu = os.times()
     start = time.perf_counter()
     for _ in memory.embedder._model.embed(ordered, batch_size=size):
         pass
-    return len(ordered) / (time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    after = os.times()
+    return len(ordered) / seconds, after.user + after.system - cpu.user - cpu.system
+
+
+class CpuClock:
+    """CPU seconds of this process (the model's threads included) and of the local Neo4j server
+    while a run writes: what the run cost the machine, whatever the scheduling.
+
+    The bare model keeps every core busy (1.9 of 2 here), so a run that spends C CPU seconds
+    where the bare model spends M on the same texts cannot beat M / C of the model's rate,
+    however well the model and the database overlap. CPU seconds, unlike wall time, hardly
+    move with the machine's drift. Neo4j's share is read from /proc (Linux, the project's own
+    server only; None otherwise), its background threads included: the writes cause them.
+    """
+
+    def __init__(self, settings: Settings) -> None:
+        pid = LocalNeo4j(settings).pid() if settings.uses_local_neo4j else None
+        self.stat = Path(f"/proc/{pid}/stat") if pid is not None else None
+        self.python = self.neo4j = 0.0
+
+    def _server(self) -> float | None:
+        if self.stat is None:
+            return None
+        try:
+            fields = self.stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def __enter__(self) -> CpuClock:
+        times = os.times()
+        self._python = times.user + times.system
+        self._neo4j = self._server()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        times = os.times()
+        self.python = times.user + times.system - self._python
+        server = self._server()
+        self.neo4j = server - self._neo4j if server is not None and self._neo4j is not None else 0.0
+
+    def summary(self, model_cpu: float) -> dict[str, Any]:
+        """The run's CPU beside the bare model's on the same texts, and the ratio to the model
+        that no overlap of the model and the database could beat."""
+        spent = self.python + self.neo4j
+        return {
+            "model_cpu_seconds": round(model_cpu, 2),
+            "python_cpu_seconds": round(self.python, 2),
+            "neo4j_cpu_seconds": round(self.neo4j, 2) if self.stat is not None else None,
+            "cpu_ceiling_vs_model": round(model_cpu / spent, 2) if spent else None,
+        }
 
 
 def model_rates(memory: Memory, texts: list[str], sizes: list[int]) -> dict[str, Any]:
@@ -159,11 +213,11 @@ def timed_batches(
     """
     runs: list[dict[str, Any]] = []
     for _ in range(repeats):
-        model_before = model_rate(memory, texts, memory.embedder.batch_size)
+        model_before, model_cpu = model_rate(memory, texts, memory.embedder.batch_size)
         scope = fresh_scope(f"many{size}")
         kinds: list[str] = []
         try:
-            with EmbedClock(memory) as clock:
+            with EmbedClock(memory) as clock, CpuClock(memory.settings) as cpu:
                 start = time.perf_counter()
                 for offset in range(0, len(rows), size):
                     chunk = rows[offset : offset + size]
@@ -181,6 +235,7 @@ def timed_batches(
                 "model_share": round(clock.seconds / elapsed, 2),
                 "model_texts_per_s_just_before": round(model_before, 1),
                 "vs_model_just_before": round(rate / model_before, 2),
+                **cpu.summary(model_cpu),
                 "kinds": kinds,
             }
         )

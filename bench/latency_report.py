@@ -320,25 +320,32 @@ def scaling_markdown(figures: Sequence[Figure]) -> list[str]:
 
 
 def plot_scaling(figures: Sequence[Figure], path: Path) -> None:
-    """Search latency against the database's size (log axes): does search grow as the floor?"""
+    """Search p95 through GraphQL against the database's size (log axes), beside its paired
+    floor: does search grow as the floor does? One panel per Neo4j version measured."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-    names = ("hybrid", "fulltext", "vector")
+    versions = sorted(
+        {f.neo4j or "?" for f in figures if f.group == "search"},
+        key=lambda v: [int(x) for x in v.split(".") if x.isdigit()],
+    )
+    if not versions:
+        return
+    fig, axes = plt.subplots(1, len(versions), figsize=(6 * len(versions), 4.6), squeeze=False)
     colours = {"hybrid": "#dd8452", "fulltext": "#4c72b0", "vector": "#55a868"}
-    for ax, interface in zip(axes, ("graphql", "python"), strict=True):
-        for name in names:
+    for ax, version in zip(axes[0], versions, strict=True):
+        for name, colour in colours.items():
             for whole, marker, style in ((True, "o", "-"), (False, "s", "--")):
                 rows = sorted(
                     (
                         f
                         for f in figures
                         if f.group == "search"
+                        and (f.neo4j or "?") == version
                         and f.name == name
-                        and f.interface == interface
+                        and f.interface == "graphql"
                         and f.clients == 1
                         and (f.scope_facts is None) == whole
                     ),
@@ -347,15 +354,8 @@ def plot_scaling(figures: Sequence[Figure], path: Path) -> None:
                 if not rows:
                     continue
                 xs = [f.facts for f in rows]
-                label = name + ("" if whole else " (a small scope)")
-                ax.plot(
-                    xs,
-                    [f.p95 for f in rows],
-                    style,
-                    marker=marker,
-                    color=colours[name],
-                    label=f"{label} p95",
-                )
+                label = name + ("" if whole else " (a 1% scope)")
+                ax.plot(xs, [f.p95 for f in rows], style, marker=marker, color=colour, label=label)
                 floors = [f.floor_p95 for f in rows]
                 if all(v is not None for v in floors):
                     ax.plot(
@@ -363,16 +363,16 @@ def plot_scaling(figures: Sequence[Figure], path: Path) -> None:
                         floors,
                         ":",
                         marker=marker,
-                        color=colours[name],
+                        color=colour,
                         alpha=0.5,
-                        label=f"{label} floor p95",
+                        label=f"{label}: floor",
                     )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.axhline(50, color="#c44e52", linestyle=":", linewidth=1)
         ax.set_xlabel("facts in the database (log)")
-        ax.set_ylabel("ms, 1 client (log)")
-        ax.set_title(f"search p95 through {interface} and its paired floor")
+        ax.set_ylabel("p95 ms through GraphQL, 1 client (log)")
+        ax.set_title(f"Neo4j {version}: search p95 and its paired floor")
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
