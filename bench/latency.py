@@ -8,7 +8,9 @@ with the fast importer and vectors from a pool of real embeddings, then measured
             hybrid with a selective tag filter; through the Python API, GraphQL and REST over
             HTTP (a real uvicorn service in a subprocess on loopback); 1 and 8 clients
   floor     the raw `db.index.fulltext.queryNodes` / `db.index.vector.queryNodes` calls over
-            the same driver with the engine's limit, plus the query embedding alone; once
+            the same driver with the engine's limit (both full-text indexes, the turns' and
+            the passages', as the default search asks both; on 2026.x the filtered vector
+            SEARCH), plus the query embedding alone; once
             alone per size, and again beside every single-client series (paired, in
             alternating blocks of 20), which is the floor that series' ratio is taken against
   warm-up   --warmup searches of every kind (2,000) and a remember every 40 before each
@@ -34,7 +36,7 @@ size, log axes). Not part of `make test`.
     # 10,000-fact scope searched beside it (the cheap stand-in for 100 scopes of 10,000):
     .venv/bin/python bench/latency.py --facts 1000000 --pool 80000 --keep --reuse --merge
     .venv/bin/python bench/latency.py --facts 10000 --beside 1000000 --pool 80000 --merge
-    # the faithful layout, an hour more of seeding: 1,000,000 facts over 100 scopes
+    # the faithful layout, 15-60 min more of seeding: 1,000,000 facts over 100 scopes
     .venv/bin/python bench/latency.py --facts 1000000 --scopes 100 --pool 80000 --merge
 """
 

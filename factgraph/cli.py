@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from neo4j.exceptions import Neo4jError
+
 from graph.config import Settings
 from graph.errors import FactgraphError
 from graph.platform import cypher_shell
@@ -269,6 +271,9 @@ def _guarded(command: Callable[[], int]) -> int:
         return command()
     except (Neo4jSetupError, FactgraphError, ValueError) as exc:
         print(f"factgraph: error: {exc}", file=sys.stderr)
+        return 2
+    except Neo4jError as exc:  # refused by the server: its own words, not a traceback
+        print(f"factgraph: error: Neo4j refused it: {exc.message} ({exc.code})", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("factgraph: interrupted", file=sys.stderr)

@@ -71,6 +71,7 @@ SLOW_FILES = frozenset(
         "test_import_resume.py",
         "test_hostile.py",
         "test_cypher_shell.py",
+        "test_neo4j_upgrade.py",
     }
 )
 

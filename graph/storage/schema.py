@@ -74,28 +74,38 @@ def other_models(db: Database, embedder_id: str, *, sample: int = 10_000) -> str
     )
 
 
-def apply_schema(db: Database, dimensions: int, embedder_id: str, *, wait: float = 300) -> None:
-    """Create what is missing and wait until every index is ONLINE."""
+def apply_schema(
+    db: Database, dimensions: int, embedder_id: str, *, progress: bool | None = None
+) -> None:
+    """Create what is missing and wait until every index is ONLINE.
+
+    An index built over facts already stored can take minutes: the filtered vector index of a
+    million facts upgraded from 5.26 took about 10 here. Start-up waits as long as population
+    goes on (a bar on a terminal; `progress` overrides) and stops only when an index FAILED;
+    it used to give up after 5 minutes, leaving a large upgraded store unable to start.
+    """
+    shown = sys.stderr.isatty() if progress is None else progress
     create_schema(db, dimensions, embedder_id)
-    await_indexes(db, wait)
+    wait_for_indexes(db, progress=shown)
     label_statuses(db)
     if label_shards(db):
-        await_indexes(db, wait)  # the labelled facts' vectors enter their shards' indexes
+        wait_for_indexes(db, progress=shown)  # the labelled facts' vectors enter their shards
     drop_legacy_vector_index(db)
 
 
-def await_indexes(db: Database, seconds: float) -> None:
+def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
+    """Create what is missing; indexes over existing data populate in the background.
+
+    A data write goes first (cypher/schema_runtime_upgrade.cypher): on a store upgraded from
+    5.26, it moves the database to the running version, without which that version's schema
+    (the filtered vector index of 2026.x) is refused.
+    """
     with db._translate("schema"):
         db.driver.execute_query(
-            cypher.load("schema_await_indexes"),
-            parameters_={"seconds": int(seconds)},
+            cypher.load("schema_runtime_upgrade"),
             database_=db.name,
             bookmark_manager_=db.bookmarks,
         )
-
-
-def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
-    """Create what is missing; indexes over existing data populate in the background."""
     check_vector_dimensions(db, dimensions, embedder_id)
     for _file, statement in cypher.statements("schema"):
         params = {"dimensions": dimensions} if "$dimensions" in statement else {}
