@@ -981,11 +981,14 @@ def merged(
     kept = [f for f in kept if (f.layout, f.neo4j) not in measured]
     earlier_info = earlier.get("info", {})
     runs = earlier_info.get("runs") or {}
+    kept_titles = {f"{layout_title(f.layout)} on Neo4j {f.neo4j}": f.layout for f in kept}
     if kept:
         by_run: dict[str, list[str]] = {}
-        for layout in sorted({f.layout for f in kept}):
-            title = layout_title(layout)
-            started = runs.get(title, earlier_info.get("started", "?"))
+        for title, layout in sorted(kept_titles.items()):
+            # Runs recorded before rows carried a version were keyed by the layout alone.
+            started = runs.get(title) or runs.get(
+                layout_title(layout), earlier_info.get("started", "?")
+            )
             runs[title] = started
             by_run.setdefault(started, []).append(title)
         info["merged"] = "; ".join(
@@ -993,7 +996,7 @@ def merged(
             for started, titles in by_run.items()
         )
     info["runs"] = {
-        **{k: v for k, v in runs.items() if k in {layout_title(f.layout) for f in kept}},
+        **{k: v for k, v in runs.items() if k in kept_titles},
         **{f"{layout_title(x)} on Neo4j {v}": info["started"] for x, v in measured},
     }
     old_rss = {int(k): [tuple(x) for x in v] for k, v in earlier.get("rss", {}).items()}

@@ -280,42 +280,50 @@ def store_markdown(store: dict[str, dict[str, Any]]) -> list[str]:
 
 
 def scaling_markdown(figures: Sequence[Figure]) -> list[str]:
-    """One line per layout for the main searches: does factgraph grow as its floor grows?"""
-    layouts = sorted({f.layout for f in figures if f.group == "search"})
-    if len(layouts) < 2:
-        return []
-    lines = [
-        "## Against size",
-        "",
-        "Single client, each row with its paired floor; the ratio staying flat as the size",
-        "grows means factgraph's search grows no faster than Neo4j's and the model's own cost.",
-        "",
-        "| search | via | " + " | ".join(layout_title(x) for x in layouts) + " |",
-        "|---|---|" + "--:|" * len(layouts),
-    ]
-    for name in ("hybrid", "fulltext", "vector"):
-        for interface in ("graphql", "python"):
-            cells = []
-            for layout in layouts:
-                match = [
-                    f
-                    for f in figures
-                    if f.layout == layout
-                    and f.group == "search"
-                    and f.name == name
-                    and f.interface == interface
-                    and f.clients == 1
-                ]
-                if not match:
-                    cells.append("-")
-                    continue
-                f = match[0]
-                cells.append(
-                    f"{f.p50:.1f} / {f.p95:.1f} (floor {_num(f.floor_p95)}, "
-                    f"x{_num(f.ratio_p95, 2)})"
-                )
-            lines.append(f"| {name} | {interface} | " + " | ".join(cells) + " |")
-    lines += ["", "Cells: p50 / p95 ms (floor p95, ratio at p95).", ""]
+    """One table per Neo4j version, a column per layout, for the main searches: does
+    factgraph grow as its floor grows?"""
+    versions = sorted(
+        {f.neo4j or "?" for f in figures if f.group == "search"},
+        key=lambda v: [int(x) for x in v.split(".") if x.isdigit()],
+    )
+    lines: list[str] = []
+    for version in versions:
+        mine = [f for f in figures if (f.neo4j or "?") == version]
+        layouts = sorted({f.layout for f in mine if f.group == "search"})
+        if len(layouts) < 2:
+            continue
+        lines += [
+            f"## Against size, Neo4j {version}",
+            "",
+            "Single client, each row with its paired floor; the ratio staying flat as the size",
+            "grows means factgraph's search grows no faster than Neo4j's and the model's own cost.",
+            "",
+            "| search | via | " + " | ".join(layout_title(x) for x in layouts) + " |",
+            "|---|---|" + "--:|" * len(layouts),
+        ]
+        for name in ("hybrid", "fulltext", "vector"):
+            for interface in ("graphql", "python"):
+                cells = []
+                for layout in layouts:
+                    match = [
+                        f
+                        for f in mine
+                        if f.layout == layout
+                        and f.group == "search"
+                        and f.name == name
+                        and f.interface == interface
+                        and f.clients == 1
+                    ]
+                    if not match:
+                        cells.append("-")
+                        continue
+                    f = match[0]
+                    cells.append(
+                        f"{f.p50:.1f} / {f.p95:.1f} (floor {_num(f.floor_p95)}, "
+                        f"x{_num(f.ratio_p95, 2)})"
+                    )
+                lines.append(f"| {name} | {interface} | " + " | ".join(cells) + " |")
+        lines += ["", "Cells: p50 / p95 ms (floor p95, ratio at p95).", ""]
     return lines
 
 
