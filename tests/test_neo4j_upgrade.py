@@ -10,6 +10,7 @@ real.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -18,6 +19,7 @@ from graph.config import CALENDAR_NEO4J_VERSION, DEFAULT_NEO4J_VERSION, Settings
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
 from graph.platform.neo4j_local import LocalNeo4j
+from graph.storage import cypher
 from graph.storage.db import Database
 from graph.storage.schema import apply_schema
 from tests.private_neo4j import private_settings
@@ -36,6 +38,17 @@ def _vector_indexes(db: Database) -> set[str]:
     return {str(r["name"]) for r in records}
 
 
+@pytest.fixture
+def generation_restored() -> Iterator[None]:
+    """The Cypher generation is chosen once per process, by the last server a Database met
+    (graph/storage/cypher.py); this test meets both lines, so the worker's other tests get back
+    the generation of their own server."""
+    before = cypher.generation()
+    yield
+    cypher.use_generation(before)
+
+
+@pytest.mark.usefixtures("generation_restored")
 def test_a_526_store_opens_on_2026_with_its_facts_and_the_filtered_index(
     settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
