@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from graph.bulk.autocommit import delete_scope
 from graph.memory import Memory
 from graph.search import recorder
 from graph.write.facts import Fact
@@ -198,8 +199,6 @@ def test_search_queries_are_planned_once_whatever_the_scope_and_filters(
     parameter of a search query may vary with the scope's name, the tags, the partitions,
     the excluded ids or the query text: they travel inside maps (`$filter`, `$text`, `$hits`).
     """
-    from graph.bulk.autocommit import delete_scope
-
     long_scope = f"{scope}-whose-name-is-much-longer-than-the-first-one"
     sent: dict[str, list[dict[str, Any]]] = {}
     read_fast = memory.db.read_fast

@@ -80,7 +80,7 @@ def apply_schema(
     """Create what is missing and wait until every index is ONLINE.
 
     An index built over facts already stored can take minutes: the filtered vector index of a
-    million facts upgraded from 5.26 took about 10 here. Start-up waits as long as population
+    million facts upgraded from 5.26 took 6 min 45 s here. Start-up waits as long as population
     goes on (a bar on a terminal; `progress` overrides) and stops only when an index FAILED;
     it used to give up after 5 minutes, leaving a large upgraded store unable to start.
     """
