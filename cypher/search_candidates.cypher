@@ -18,7 +18,8 @@
 // A tag rarer than $tag_exact_max (see graph/search/candidates.py) skips the vector index: the
 // over-fetch would keep fewer than $k of its facts, so they are scored exactly straight away.
 // $scope_exact does the same for a scope whose share of the database is that small.
-// The four Lucene queries come in one map, $text, so that their lengths do not key the plan
+// The four Lucene queries come in one map, $text, and the filters in another, $filter (scope,
+// statuses, partitions, tags, now, as_of, exclude), so that their lengths do not key the plan
 // cache (graph/search/candidates.py). Returns ranked {id, score} lists and each candidate fact once, without its embedding (or
 // only its ranking fields, unless $full).
 // The rarest tag asked for: its degree is read from the Tag node's relationship counts, without

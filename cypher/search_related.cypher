@@ -5,8 +5,8 @@
 // (among each tag's most recent $per_tag facts). Briefs carry neither sessions nor tags, so
 // both are read here, from the hits themselves. Filters as in search except
 // tags; hits and excluded ids are left out.
-// The four lists come in one map, $hits, so that how many hits a search has does not key
-// the plan cache (graph/search/related.py).
+// The four lists come in one map, $hits, and the filters in $filter, so that how many hits a
+// search has, or the scope's name, does not key the plan cache (graph/search/related.py).
 // Facts come back as the properties graph.write.facts.Fact reads, named one by one: `f {.*}` would
 // also read each fact's embedding (~3 KB from the array store) only to drop it.
 CALL () {

@@ -7,7 +7,8 @@
 // no exact scan for a scope small beside the store. The filters the index does not hold
 // (partitions, tags, TTL, asOf, excludeIds) are still checked here, over $vec_fetch
 // candidates; when they leave fewer than $k, the index is asked again $vec_retry wide, and then,
-// as on 5.26, the rest is scored exactly (a pool under $exact_max) or asked $wide.
+// as on 5.26, the rest is scored exactly (a pool under $exact_max) or asked $wide. The filters
+// come in one map, $filter, as there.
 CYPHER 25
 // The rarest tag asked for: its degree is read from the Tag node's relationship counts, without
 // touching the facts. No tag (or no vector): null.
