@@ -224,7 +224,8 @@ def test_search_queries_are_planned_once_whatever_the_scope_and_filters(
         delete_scope(memory.db, long_scope)
     assert {"search_candidates", "search_related"} <= set(sent)
     for name, calls in sent.items():
-        first, *others = calls
-        for key, value in first.items():
-            if isinstance(value, str | list):
-                assert all(len(other[key]) == len(value) for other in others), (name, key)
+        # A list that is sometimes null (the vector, absent from the passage half of a search,
+        # which runs on its own thread) makes two plans, each made once: only lengths churn.
+        for key in {key for call in calls for key in call}:
+            lengths = {len(c[key]) for c in calls if isinstance(c.get(key), str | list)}
+            assert len(lengths) <= 1, (name, key, lengths)
