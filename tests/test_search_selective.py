@@ -304,8 +304,9 @@ def _fulltext_ids(memory: Memory, scope: str, options: SearchOptions) -> list[st
 @pytest.mark.parametrize(
     ("k", "kept_ranks"),
     [
-        (5, [12, 13, 14, 20, 25]),  # the first call keeps 3 of 15: asked again 50 deep, enough
-        (2, [5, 29]),  # keeps 1 of 6: asked again 24 deep, still short with more left: every match
+        (5, [3, 12, 13, 14, 20]),  # the first call keeps 1 of 8: asked again 80 deep, enough
+        (2, [1, 29]),  # keeps 1 of 3: asked again 12 deep, still short with more left: every match
+        (5, [12, 13, 14, 20, 25]),  # keeps none of 8: every match
     ],
 )
 def test_a_short_full_text_list_is_filled_from_deeper_in_the_index(

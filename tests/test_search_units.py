@@ -28,11 +28,13 @@ from graph.search import (
 from graph.search.candidates import (
     EXACT_MAX,
     OVERFETCH,
+    TEXT_HEADROOM,
     UNSCOPED_SHARE,
     VECTOR_FETCH_MAX,
     ScopeSize,
     fetch_size,
     scope_exact,
+    text_fetch_size,
     text_query,
 )
 from graph.search.lucene import MAX_FILTER_CLAUSES, MAX_TERMS, scoped, terms
@@ -266,6 +268,17 @@ def test_a_scope_holding_most_facts_asks_full_text_without_its_scope_clause() ->
     assert "+scope:" not in query(0.99)
     assert query(UNSCOPED_SHARE - 0.01).startswith('+scope:"mine"^0 +tags:"music"^0')
     assert query(None) == query(0.0)
+
+
+def test_a_scoped_full_text_list_asks_for_half_again_its_k_and_an_unscoped_one_three_times() -> None:
+    """With the scope clause only statuses, expiry and excluded ids are left to filter (a
+    shortfall is asked again deeper); without it, or with asOf's validity, the over-fetch stays."""
+    small = ScopeSize(0.01, 10_000, 1_000_000, 0.01)
+    most = ScopeSize(1.0, 900_000, 1_000_000, 0.9)
+    assert text_fetch_size(60, SearchOptions(), small) == 60 * TEXT_HEADROOM == 90
+    assert text_fetch_size(60, SearchOptions(), most) == 60 * OVERFETCH
+    as_of = SearchOptions(as_of=datetime(2026, 1, 1, tzinfo=UTC))
+    assert text_fetch_size(60, as_of, small) == 60 * OVERFETCH
 
 
 def test_scope_shares_are_remembered_for_a_bounded_number_of_scopes(

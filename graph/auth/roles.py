@@ -12,6 +12,7 @@ import enum
 import ipaddress
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from graph.errors import FactgraphError
 
@@ -90,8 +91,13 @@ def check_role(have: Role, role: Role | str) -> None:
         raise Forbidden(f"this API key has role {have.label}; the operation needs {needed.label}")
 
 
+@lru_cache(maxsize=1024)
 def is_loopback(host: str) -> bool:
-    """True for localhost, 127.0.0.0/8 and ::1 (the only binds where auth may be off)."""
+    """True for localhost, 127.0.0.0/8 and ::1 (the only binds where auth may be off).
+
+    Cached: every request without keys asks it of its client's address, and parsing one
+    costs more than the rest of the access check.
+    """
     if host.strip().lower() == "localhost":
         return True
     try:

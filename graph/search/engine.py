@@ -82,7 +82,7 @@ def search(
             "candidates",
             lambda: fetch(db, scope, options, lucene=lucene, vector=vector, now=now, full=full),
         )
-    top = order(query, found, options, now, active)[: options.top_k]
+    top = order(query, found, options, now, active, options.top_k)
     hits, extra = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now))
     ids = [h.fact.id for h in hits]
     if options.track_access:
@@ -103,10 +103,20 @@ def rank(
 
 
 def order(
-    query: str, found: Candidates, options: SearchOptions, now: datetime, reranker: Reranker
+    query: str,
+    found: Candidates,
+    options: SearchOptions,
+    now: datetime,
+    reranker: Reranker,
+    limit: int | None = None,
 ) -> list[Scored]:
     """`rank` without the facts: the default reranker keeps the fused order, so the candidates'
-    briefs are enough, and only the hits that are returned need their whole fact."""
+    briefs are enough, and only the hits that are returned need their whole fact.
+
+    Every candidate is scored, since the composite can lift one from far down the fused list;
+    only the best `limit` (all, without one) are built into `Scored`, with the lists that found
+    them: for a search's ~100 candidates and 10 hits that halves the ranking's time.
+    """
     fused = fuse(found, options)
     if not _reads_facts(reranker):
         reranked = fused
@@ -119,37 +129,41 @@ def order(
         reranked = [(fact.id, score) for fact, score in reranker.rerank(query, pairs)]
     if not reranked:
         return []
-    sources = _sources(found)
+    briefs = found.briefs
     relevances = boosted(
         query,
-        [found.briefs[fid].subject for fid, _ in reranked],
+        [briefs[fid].subject for fid, _ in reranked],
         normalise([score for _, score in reranked]),
         options.subject_boost,
     )
     tau = options.decay.tau_days if options.decay is not None else options.recency_tau_days
-    out: list[Scored] = []
-    for (fid, fused_score), relevance in zip(reranked, relevances, strict=True):
-        brief = found.briefs[fid]
+    decay = options.decay
+    weights = options.weights
+    # (-score, place in the reranked order, ...): sorting these tuples is best first, ties kept
+    # in reranked order; `place` is unique, so the comparison never reaches the id.
+    rows: list[tuple[float, int, str, float, float, float, float]] = []
+    for place, ((fid, fused_score), relevance) in enumerate(zip(reranked, relevances, strict=True)):
+        brief = briefs[fid]
         rec = recency(brief, now, tau)
-        factor = (
-            decay_factor(brief, now, options.decay.tau_days) if options.decay is not None else 1.0
+        factor = decay_factor(brief, now, decay.tau_days) if decay is not None else 1.0
+        score = composite(relevance, brief.importance, rec, weights) * factor
+        rows.append((-score, place, fid, fused_score, relevance, rec, factor))
+    rows.sort()
+    chosen = rows if limit is None else rows[:limit]
+    sources = _sources(found, {row[2] for row in chosen})
+    return [
+        Scored(
+            id=fid,
+            score=-negated,
+            relevance=relevance,
+            fused=fused_score,
+            importance=briefs[fid].importance / 10.0,
+            recency=rec,
+            decay=factor,
+            sources=sources.get(fid, ()),
         )
-        score = composite(relevance, brief.importance, rec, options.weights) * factor
-        out.append(
-            Scored(
-                id=fid,
-                score=score,
-                relevance=relevance,
-                fused=fused_score,
-                importance=brief.importance / 10.0,
-                recency=rec,
-                decay=factor,
-                sources=sources.get(fid, ()),
-            )
-        )
-    place = {s.id: i for i, s in enumerate(out)}
-    out.sort(key=lambda s: (-s.score, place[s.id]))
-    return out
+        for negated, _, fid, fused_score, relevance, rec, factor in chosen
+    ]
 
 
 def fuse(found: Candidates, options: SearchOptions) -> list[tuple[str, float]]:
@@ -166,11 +180,13 @@ def _reads_facts(reranker: Reranker) -> bool:
     return type(reranker) is not FusionOrder
 
 
-def _sources(found: Candidates) -> dict[str, tuple[ListRank, ...]]:
+def _sources(found: Candidates, wanted: set[str]) -> dict[str, tuple[ListRank, ...]]:
+    """Where each `wanted` candidate stood in each list that found it."""
     out: dict[str, list[ListRank]] = {}
     for name, items in found.lists.items():
         for rank_, (fid, raw) in enumerate(items, start=1):
-            out.setdefault(fid, []).append(ListRank(name, rank_, raw))
+            if fid in wanted:
+                out.setdefault(fid, []).append(ListRank(name, rank_, raw))
     return {fid: tuple(ranks) for fid, ranks in out.items()}
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 MAX_NAME_WORDS = 4
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -18,6 +19,13 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.casefold())
+
+
+@lru_cache(maxsize=4096)
+def _key(subject: str) -> str:
+    """A subject as its folded words. Cached: a search's ~100 candidates name a handful of
+    subjects, and folding each candidate's twice was a tenth of the ranking's time."""
+    return " ".join(_words(subject))
 
 
 def named(query: str, subjects: Iterable[str | None]) -> set[str]:
@@ -31,7 +39,7 @@ def named(query: str, subjects: Iterable[str | None]) -> set[str]:
     out: set[str] = set()
     for subject in subjects:
         if subject:
-            key = " ".join(_words(subject))
+            key = _key(subject)
             if key and key in grams:
                 out.add(key)
     return out
@@ -49,6 +57,6 @@ def boosted(
         return list(relevances)
     (name,) = found
     return [
-        (rel + (boost if subject and " ".join(_words(subject)) == name else 0.0)) / (1.0 + boost)
+        (rel + (boost if subject and _key(subject) == name else 0.0)) / (1.0 + boost)
         for subject, rel in zip(subjects, relevances, strict=True)
     ]
