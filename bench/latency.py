@@ -11,8 +11,10 @@ with the fast importer and vectors from a pool of real embeddings, then measured
             the same driver with the engine's limit (both full-text indexes, the turns' and
             the passages', as the default search asks both; on 2026.x the filtered vector
             SEARCH), plus the query embedding alone; once
-            alone per size, and again beside every single-client series (paired, in
-            alternating blocks of 20), which is the floor that series' ratio is taken against
+            alone per size, and again beside the single-client series (paired, in
+            alternating blocks of 20), which is the floor their ratios are taken against;
+            the interfaces' single-client series of one search take turns in the same blocks,
+            so GraphQL over Python compares the same minutes
   warm-up   --warmup searches of every kind (2,000) and a remember every 40 before each
             size's measurements, as a service that has been up a while has seen: Neo4j's JIT
             has compiled its index searches, and Lucene has merged the seeding's segments
@@ -508,45 +510,52 @@ class Bench:
         return (time.perf_counter() - started) * 1000.0
 
     def paired(
-        self, work: Callable[[str], None], kind: str, scope: str, n: int
-    ) -> tuple[list[float], list[float], float, int]:
-        """A single-client series with its floor sampled beside it, in alternating blocks.
+        self, works: Sequence[tuple[str, Callable[[str], None]]], kind: str, scope: str, n: int
+    ) -> tuple[dict[str, tuple[list[float], float, int]], list[float]]:
+        """Single-client series of every interface with their floor sampled beside them, in
+        alternating blocks.
 
         The machine's speed drifts over a run (this VM's floor varied 1.5x between minutes), so
-        a floor measured once, minutes before, makes a poor denominator. Here both see the same
-        minutes: blocks of PAIR_BLOCK floor samples and PAIR_BLOCK searches alternate, and which
-        goes first alternates too. Blocks, not single queries: the floor runs the model in this
+        a floor measured once, minutes before, makes a poor denominator, and so does a series
+        of another interface measured minutes apart: GraphQL over Python read 1.34 for vector
+        search in one run and 1.14 a minute later. Here all see the same minutes: blocks of
+        PAIR_BLOCK floor samples and PAIR_BLOCK searches of each interface take turns, and which
+        goes first rotates. Blocks, not single queries: the floor runs the model in this
         process, and a floor sample between every two searches doubled the service's own query
         embedding (3.6 -> 7.1 ms: two processes' models and their spinning onnxruntime threads
         on 2 cores), a cost no real client imposes on it.
-        Returns the series' latencies, the floor's, the series' own wall time and its errors.
+        Returns each interface's latencies, own wall time and errors, and the floor's latencies.
         """
         k = self.vector_k(scope)
-        queries = self.fresh(2 * n)
-        latencies: list[float] = []
+        lanes: list[tuple[str, Callable[[str], None] | None]] = [("floor", None), *works]
+        queries = {name: self.fresh(n) for name, _ in lanes}
+        series: dict[str, tuple[list[float], float, int]] = {
+            name: ([], 0.0, 0) for name, _ in works
+        }
         floors: list[float] = []
-        wall = 0.0
-        errors = 0
         for block, start in enumerate(range(0, n, PAIR_BLOCK)):
             stop = min(n, start + PAIR_BLOCK)
-            floor_block = [queries[n + i] for i in range(start, stop)]
-            floor_first = bool(block % 2)
-            if floor_first:
-                floors.extend(self.floor_once(scope, kind, q, k) for q in floor_block)
-            for i in range(start, stop):
-                started = time.perf_counter()
-                try:
-                    work(queries[i])
-                except Exception as exc:
-                    errors += 1
-                    if errors <= 3:
-                        print(f"  error: {exc!r}"[:300], file=sys.stderr)
-                else:
-                    latencies.append((time.perf_counter() - started) * 1000.0)
-                wall += time.perf_counter() - started
-            if not floor_first:
-                floors.extend(self.floor_once(scope, kind, q, k) for q in floor_block)
-        return latencies, floors, wall, errors
+            turn = block % len(lanes)
+            for name, work in lanes[turn:] + lanes[:turn]:
+                if work is None:
+                    floors.extend(
+                        self.floor_once(scope, kind, q, k) for q in queries[name][start:stop]
+                    )
+                    continue
+                latencies, wall, errors = series[name]
+                for q in queries[name][start:stop]:
+                    started = time.perf_counter()
+                    try:
+                        work(q)
+                    except Exception as exc:
+                        errors += 1
+                        if errors <= 3:
+                            print(f"  error: {exc!r}"[:300], file=sys.stderr)
+                    else:
+                        latencies.append((time.perf_counter() - started) * 1000.0)
+                    wall += time.perf_counter() - started
+                series[name] = (latencies, wall, errors)
+        return series, floors
 
     def warm_up(self, scope: str, clients: Clients) -> None:
         """Bring Neo4j's JIT, the page cache and both processes to a steady state first.
@@ -694,21 +703,21 @@ class Bench:
                 interfaces.append(
                     ("rest", lambda q, o=rest_fields: clients.rest(scope, q, o))  # type: ignore[misc]
                 )
-            for interface, work in interfaces:
-                if interface not in self.args.interfaces:
-                    continue
-                for count in self.args.clients:
+            chosen = [(i, w) for i, w in interfaces if i in self.args.interfaces]
+            for count in self.args.clients:
+                for _, work in chosen:
                     run_timed(work, self.fresh(max(8, count * 2)), count)  # warm-up
-                    parts.clear()
-                    if count == 1:
-                        lat, floors, wall, errors = self.paired(work, FLOOR_OF[name], scope, n)
-                        floor: tuple[float, float] | None = (
-                            percentile(floors, 0.5),
-                            percentile(floors, 0.95),
-                        )
-                    else:
-                        lat, wall, errors = run_timed(work, self.fresh(n), count)
-                        floor = self.floors.get((facts, FLOOR_OF[name]))
+                parts.clear()
+                if count == 1:
+                    series, floors = self.paired(chosen, FLOOR_OF[name], scope, n)
+                    floor: tuple[float, float] | None = (
+                        percentile(floors, 0.5),
+                        percentile(floors, 0.95),
+                    )
+                else:
+                    series = {i: run_timed(w, self.fresh(n), count) for i, w in chosen}
+                    floor = self.floors.get((facts, FLOOR_OF[name]))
+                for interface, (lat, wall, errors) in series.items():
                     f = figure(facts, "search", name, interface, count, lat, wall, errors)
                     if floor is not None:
                         f.floor = FLOOR_OF[name] + (", paired" if count == 1 else "")
