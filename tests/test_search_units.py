@@ -270,9 +270,10 @@ def test_a_scope_holding_most_facts_asks_full_text_without_its_scope_clause() ->
     assert query(None) == query(0.0)
 
 
-def test_a_scoped_full_text_list_asks_for_half_again_its_k_and_an_unscoped_one_three_times() -> None:
+def test_a_scoped_full_text_list_asks_half_again_its_k_and_an_unscoped_one_three_times() -> None:
     """With the scope clause only statuses, expiry and excluded ids are left to filter (a
-    shortfall is asked again deeper); without it, or with asOf's validity, the over-fetch stays."""
+    shortfall is asked again deeper); without it, or with asOf's validity, the over-fetch
+    stays."""
     small = ScopeSize(0.01, 10_000, 1_000_000, 0.01)
     most = ScopeSize(1.0, 900_000, 1_000_000, 0.9)
     assert text_fetch_size(60, SearchOptions(), small) == 60 * TEXT_HEADROOM == 90

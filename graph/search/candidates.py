@@ -29,7 +29,7 @@ log = logging.getLogger("factgraph.search")
 # about 40 ms at 100,000 facts, far less than scoring 10,000 facts exactly (~400 ms). A scope
 # of fewer than SMALL_SCOPE live facts keeps the old 3x: when that comes back short, scoring
 # its few facts exactly is cheaper than a wide index call. The full-text index is restricted
-# to the scope by its query, so it only over-fetches OVERFETCH times for the other filters.
+# to the scope by its query, so it only over-fetches for the other filters (TEXT_HEADROOM).
 # SHARE_TTL bounds how stale a share may be; staleness costs time, never results (see the
 # fallbacks in search_candidates.cypher).
 OVERFETCH = 3
