@@ -518,7 +518,9 @@ class Bench:
         The machine's speed drifts over a run (this VM's floor varied 1.5x between minutes), so
         a floor measured once, minutes before, makes a poor denominator, and so does a series
         of another interface measured minutes apart: GraphQL over Python read 1.34 for vector
-        search in one run and 1.14 a minute later. Here all see the same minutes: blocks of
+        search at a million in one run, while the service's own search took what the bench
+        process's did (13.4 against 13.8 ms), and 1.14 in the next, paired, run. Here all see
+        the same minutes: blocks of
         PAIR_BLOCK floor samples and PAIR_BLOCK searches of each interface take turns, and which
         goes first rotates. Blocks, not single queries: the floor runs the model in this
         process, and a floor sample between every two searches doubled the service's own query
