@@ -520,12 +520,11 @@ class Bench:
         of another interface measured minutes apart: GraphQL over Python read 1.34 for vector
         search at a million in one run, while the service's own search took what the bench
         process's did (13.4 against 13.8 ms), and 1.14 in the next, paired, run. Here all see
-        the same minutes: blocks of
-        PAIR_BLOCK floor samples and PAIR_BLOCK searches of each interface take turns, and which
-        goes first rotates. Blocks, not single queries: the floor runs the model in this
-        process, and a floor sample between every two searches doubled the service's own query
-        embedding (3.6 -> 7.1 ms: two processes' models and their spinning onnxruntime threads
-        on 2 cores), a cost no real client imposes on it.
+        the same minutes: blocks of PAIR_BLOCK floor samples and PAIR_BLOCK searches of each
+        interface take turns, and which goes first rotates. Blocks, not single queries: the
+        floor runs the model in this process, and a floor sample between every two searches
+        doubled the service's own query embedding (3.6 -> 7.1 ms: two processes' models and
+        their spinning onnxruntime threads on 2 cores), a cost no real client imposes on it.
         Returns each interface's latencies, own wall time and errors, and the floor's latencies.
         """
         k = self.vector_k(scope)
