@@ -60,8 +60,20 @@ def open_console(page: Page, base: str, scope: str, key: str = "") -> None:
     page.fill("#scope", scope)
     if key:
         page.fill("#key", key)
+    submit_session(page)
+
+
+def submit_session(page: Page) -> None:
+    """Submit the header form and wait until the console has applied it.
+
+    Applying it asks the service for the key's role and then renders the view again; a test
+    that moved on at once could fill a form that is then rendered afresh, empty, under it.
+    """
+    before = page.js("Number(document.body.dataset.sessions || 0)")
     page.click("#session button[type=submit]")
-    page.wait("document.querySelector('#scope').value !== ''", "the scope to be set")
+    page.wait(
+        f"Number(document.body.dataset.sessions || 0) > {before}", "the session to be applied"
+    )
 
 
 def loaded(page: Page) -> None:
@@ -367,7 +379,7 @@ def test_a_read_only_key_cannot_review_and_nothing_changes(
     assert page.js("localStorage.length") == 0
 
     page.fill("#key", "not-a-key")
-    page.click("#session button[type=submit]")
+    submit_session(page)
     page.go_hash("#/timeline")
     page.wait_for("[role=alert].shown", "API key")
 

@@ -85,6 +85,13 @@ async function refreshRole() {
   showRole(note);
 }
 
+/** Count of sessions applied (the first load is one): a test or script that submits the
+ * session form waits for it to grow before acting, or the view it acts on is rendered again
+ * under it, empty, once the new role is known. */
+function sessionApplied() {
+  document.body.dataset.sessions = String(Number(document.body.dataset.sessions || 0) + 1);
+}
+
 function setUpSession() {
   const form = document.getElementById('session');
   const scope = document.getElementById('scope');
@@ -97,13 +104,15 @@ function setUpSession() {
     session.key = key.value.trim();
     ctx.scope = session.scope;
     await refreshRole();
-    route();
+    await route();
+    sessionApplied();
   });
   document.getElementById('forget-key').addEventListener('click', async () => {
     session.key = '';
     key.value = '';
     await refreshRole();
-    route();
+    await route();
+    sessionApplied();
   });
 }
 
@@ -112,5 +121,6 @@ window.addEventListener('DOMContentLoaded', async () => {
   setUpSession();
   await refreshRole();
   await route();
+  sessionApplied();
   document.body.dataset.ready = 'true';
 });
