@@ -174,8 +174,20 @@ class Page:
         )
 
     def go_hash(self, fragment: str) -> None:
-        """Follow an in-page address (hash routing), as a typed URL or a link would."""
-        self.js(f"location.hash = {json.dumps(fragment)}")
+        """Follow an in-page address (hash routing), as a typed URL or a link would.
+
+        The page routes on `hashchange`, a task of its own; this returns once the console has
+        started the view of the new address (`body[data-route]`), so what a test reads next
+        belongs to it and not to the view before.
+        """
+        now = self.js(
+            f"(() => {{ const before = location.hash; location.hash = {json.dumps(fragment)};"
+            " return location.hash === before ? null : location.hash; })()"
+        )
+        if now is not None:
+            self.wait(
+                f"document.body.dataset.route === {json.dumps(now)}", f"the view of {fragment}"
+            )
 
     def _centre(self, selector: str) -> tuple[float, float]:
         sel = json.dumps(selector)

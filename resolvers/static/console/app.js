@@ -65,6 +65,7 @@ async function route() {
   }
   main.replaceChildren();
   document.body.dataset.view = name;
+  document.body.dataset.route = location.hash;  // a script that changed the address waits for it
   const stale = () => mine !== generation;
   const result = await view.render(main, {arg, params, stale}, ctx);
   if (!stale() && typeof result === 'function') cleanup = result;
