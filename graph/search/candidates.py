@@ -164,10 +164,17 @@ def filtered_fetch_size(k: int, options: SearchOptions) -> int:
     return k + len(options.exclude_ids)
 
 
+def has_scope_clause(size: ScopeSize | None) -> bool:
+    """Whether a full-text query names its scope: not when the scope holds most of the facts
+    (UNSCOPED_SHARE), where the clause would narrow little and cost much. One rule for the
+    query (text_query) and for how deep it is asked (text_fetch_size), so they cannot part."""
+    return size is None or size.of_database < UNSCOPED_SHARE
+
+
 def text_fetch_size(k: int, options: SearchOptions, size: ScopeSize) -> int:
     """How many matches to ask each full-text index for, to keep about `k` after the filters."""
-    if size.of_database >= UNSCOPED_SHARE or options.as_of is not None:
-        # No scope clause (text_query): the other scopes' matches come too. asOf: validity,
+    if not has_scope_clause(size) or options.as_of is not None:
+        # No scope clause: the other scopes' matches come too. asOf: validity,
         # which Lucene does not hold, can leave out much of a scope's history.
         return k * OVERFETCH
     return math.ceil(k * TEXT_HEADROOM)
@@ -364,7 +371,7 @@ def text_query(
         tags=options.tags,
         partitions=options.partitions,
         field=field,
-        scope_clause=size is None or size.of_database < UNSCOPED_SHARE,
+        scope_clause=has_scope_clause(size),
     )
 
 
