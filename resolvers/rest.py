@@ -2,8 +2,9 @@
 
 Request (JSON object; nothing else is accepted): query (required), top_k (1-100, default 10),
 partition_ids, tags, weight_relevance, weight_importance, weight_recency (default 1 each),
-prev_turns, next_turns (0-20, default 0). The scope comes from the `X-Scope` header (or the
-`scope` query parameter), else the key's only scope, else FACTGRAPH_DEFAULT_SCOPE
+prev_turns, next_turns (0-20, default 0), threshold (0-1, default 0: results whose
+relevance_score is below it are left out, as mem0 calls it). The scope comes from the
+`X-Scope` header (or the `scope` query parameter), else the key's only scope, else FACTGRAPH_DEFAULT_SCOPE
 (`resolvers.context.rest_scope`): the documented calls send none. Response: `{results:
 [{memory, score, recency_score, importance_score_normalized, relevance_score}], related:
 [memory]}`. A bad request gets 422
@@ -42,6 +43,7 @@ FIELDS = frozenset(
         "weight_recency",
         "prev_turns",
         "next_turns",
+        "threshold",
     }
 )
 # Domain option names (in validation errors) back to the request's field names.
@@ -51,6 +53,7 @@ _REST_NAMES = {
     "weights.importance": "weight_importance",
     "weights.recency": "weight_recency",
     "weights": "weight_relevance",
+    "min_score": "threshold",
 }
 _STATUS = {
     "BAD_USER_INPUT": 422,
@@ -124,6 +127,7 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
             weights=weights,
             prev_turns=prev_turns,
             next_turns=next_turns,
+            min_score=body.get("threshold"),
         )
     except ValidationError as exc:
         raise ValidationError(_REST_NAMES.get(exc.field, exc.field), exc.reason) from None

@@ -30,18 +30,20 @@ class SearchMode(enum.Enum):
 
 
 @strawberry.enum(
-    description="COMBSUM (the default without a fusion input): sum of each list's min-max "
-    "normalised scores, times its weight. RRF: sum of 1 / (k + rank), every list weighing 1. "
-    "WEIGHTED: RRF with the list weights."
+    description="MODEL (the default without a fusion input): each candidate's relevance from "
+    "the relevance model, the chance it answers the query (docs/search.md). COMBSUM: sum of "
+    "each list's min-max normalised scores, times its weight. RRF: sum of 1 / (k + rank), "
+    "every list weighing 1. WEIGHTED: RRF with the list weights."
 )
 class SearchFusionMethod(enum.Enum):
+    MODEL = "model"
     RRF = "rrf"
     WEIGHTED = "weighted"
     COMBSUM = "combsum"
 
 
 @strawberry.input(
-    description="Fusion of the candidate lists. Without this input a search uses COMBSUM; an "
+    description="Fusion of the candidate lists. Without this input a search uses MODEL; an "
     "input without a method is RRF, so `{k: 60}` is the reciprocal rank fusion of old."
 )
 class SearchFusionInput:
@@ -92,7 +94,17 @@ class SearchOptionsInput:
     )
     subject_boost: float = strawberry.field(
         default=domain.DEFAULT_SUBJECT_BOOST,
-        description="Added to the relevance of facts whose subject the query names (0: off).",
+        description="COMBSUM, RRF and WEIGHTED: added to the relevance of facts whose subject "
+        "the query names (0: off). MODEL weighs the subject itself.",
+    )
+    newer_first: bool = strawberry.field(
+        default=True,
+        description="Among the hits, a newer statement of the same thing (session date, then "
+        "turn) ranks above the older one.",
+    )
+    min_score: float = strawberry.field(
+        default=0.0,
+        description="Leave out hits whose relevance is below this (0..1; 0 keeps all).",
     )
 
     def to_domain(self) -> domain.SearchOptions:
@@ -112,6 +124,8 @@ class SearchOptionsInput:
             "context_id": self.context_id,
             "passages": self.passages,
             "subject_boost": self.subject_boost,
+            "newer_first": self.newer_first,
+            "min_score": self.min_score,
         }
         if self.fusion is not None:
             f = self.fusion
@@ -147,7 +161,9 @@ class SearchHit:
     fact: Fact
     score: float
     relevance: float = strawberry.field(
-        description="Fused score / best fused score, 0..1 (with the subject boost, if any)."
+        description="MODEL fusion (the default): the chance, 0..1, that the fact answers the "
+        "query, from the fact and the query alone, so it can be thresholded (minScore). Other "
+        "fusions: fused score / best fused score (with the subject boost, if any)."
     )
     fused: float
     importance: float = strawberry.field(description="importance / 10.")

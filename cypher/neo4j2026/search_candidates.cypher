@@ -237,8 +237,17 @@ CALL (ft, ps, vec, graph) {
     last_accessed_at: toString(n.last_accessed_at)} END)
     AS facts
 }
+// The vector's cosine of every candidate the vector list did not return, so that each candidate
+// has the same signals for the relevance model (graph/search/relevance.py), wherever it came from.
+CALL (ft, ps, vec, graph) {
+  WITH [v IN vec | v.f] AS found, ft + ps + graph AS others
+  UNWIND CASE WHEN $vector IS NOT NULL THEN others ELSE [] END AS x
+  WITH DISTINCT x.f AS n, found
+  WHERE NOT n IN found AND n.embedding IS NOT NULL
+  RETURN collect({id: n.id, score: vector.similarity.cosine(n.embedding, $vector)}) AS cosines
+}
 RETURN [x IN ft | {id: x.f.id, score: x.score}] AS fulltext,
        [x IN vec | {id: x.f.id, score: x.score}] AS vector,
        [x IN graph | {id: x.f.id, score: x.score}] AS graph,
        [x IN ps | {id: x.f.id, score: x.score}] AS passage,
-       facts, ft_exhaustive, vec_exact
+       facts, cosines, ft_exhaustive, vec_exact

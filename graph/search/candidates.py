@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import logging
 import math
 import threading
@@ -11,7 +12,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -104,13 +105,15 @@ class Brief:
 @dataclass(frozen=True)
 class Candidates:
     """Ranked (id, raw score) lists by name; a brief of every candidate, and its whole fact
-    when fetched with `full` (empty otherwise)."""
+    when fetched with `full` (empty otherwise); `cosines`: each candidate's vector similarity
+    to the query's (index scale), wherever it came from, when the query was embedded."""
 
     lists: dict[str, list[tuple[str, float]]]
     briefs: dict[str, Brief]
     facts: dict[str, Fact]
     fulltext_exhaustive: bool
     vector_exact: bool
+    cosines: dict[str, float] = field(default_factory=dict)
 
 
 def statuses(options: SearchOptions) -> list[str]:
@@ -353,6 +356,7 @@ def merged(passage: Candidates, rest: Candidates) -> Candidates:
         facts={**passage.facts, **rest.facts},
         fulltext_exhaustive=rest.fulltext_exhaustive,
         vector_exact=rest.vector_exact,
+        cosines=rest.cosines,
     )
 
 
@@ -440,10 +444,25 @@ def fetch(
         for name in ("fulltext", "vector", "graph", "passage")
         if record[name]
     }
+    cosines = {fid: score for fid, score in lists.get("vector", ())}
+    cosines.update((str(x["id"]), float(x["score"])) for x in record["cosines"])
     return Candidates(
         lists=lists,
         briefs=briefs,
         facts=facts,
         fulltext_exhaustive=bool(record["ft_exhaustive"]),
         vector_exact=bool(record["vec_exact"]),
+        cosines=cosines,
     )
+
+
+def missing_cosines(db: Database, scope: str, found: Candidates, vector: list[float]) -> Candidates:
+    """`found` with the cosines of candidates that came without one: the passage half of an
+    overlapped search (fetch_overlapped) is asked before the query is embedded."""
+    missing = [fid for fid in found.briefs if fid not in found.cosines]
+    if not missing:
+        return found
+    params = {"scope": scope, "ask": {"ids": missing}, "vector": vector}
+    rows = db.read_fast("search_cosines", params)
+    cosines = {**found.cosines, **{str(r["id"]): float(r["score"]) for r in rows}}
+    return dataclasses.replace(found, cosines=cosines)

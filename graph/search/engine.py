@@ -20,12 +20,13 @@ from typing import TypeVar
 from graph.clock import Clock, system_clock
 from graph.observability import tracing
 from graph.platform.embedding import Embedder
-from graph.search import access
-from graph.search.candidates import Candidates, fetch, fetch_overlapped
+from graph.search import access, newer
+from graph.search.candidates import Candidates, fetch, fetch_overlapped, missing_cosines
 from graph.search.fusion import combsum, weighted_fusion
 from graph.search.lucene import to_lucene
 from graph.search.options import FusionMethod, Mode, SearchOptions, check_query
 from graph.search.related import finish
+from graph.search.relevance import scored
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted
@@ -60,10 +61,14 @@ def search(
     active = reranker or get_reranker()
     full = _reads_facts(active)
 
+    embedded: list[list[float]] = []
+
     def embed() -> list[float] | None:
         if options.mode is Mode.FULLTEXT:
             return None
-        return _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
+        vector = _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
+        embedded.append(vector)
+        return vector
 
     if overlap and lucene and options.passages:
         found = _timed(
@@ -73,6 +78,12 @@ def search(
                 db, scope, options, lucene=lucene, embed=embed, now=now, full=full
             ),
         )
+        if embedded and options.fusion.method is FusionMethod.MODEL:
+            # The passage half was asked before the embedding: its own candidates' cosines.
+            asked, query_vector = found, embedded[0]
+            found = _timed(
+                timings, "cosines", lambda: missing_cosines(db, scope, asked, query_vector)
+            )
     else:
         vector = embed()
         if not lucene and vector is None:
@@ -84,6 +95,8 @@ def search(
         )
     top = order(query, found, options, now, active, options.top_k)
     hits, extra = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now))
+    if options.newer_first:
+        hits = newer.first(hits)
     ids = [h.fact.id for h in hits]
     if options.track_access:
         access.recorder(db).record(scope, ids, now)
@@ -117,7 +130,8 @@ def order(
     only the best `limit` (all, without one) are built into `Scored`, with the lists that found
     them: for a search's ~100 candidates and 10 hits that halves the ranking's time.
     """
-    fused = fuse(found, options)
+    fused = fuse(query, found, options)
+    calibrated = options.fusion.method is FusionMethod.MODEL
     if not _reads_facts(reranker):
         reranked = fused
     elif not fused:
@@ -130,12 +144,16 @@ def order(
     if not reranked:
         return []
     briefs = found.briefs
-    relevances = boosted(
-        query,
-        [briefs[fid].subject for fid, _ in reranked],
-        normalise([score for _, score in reranked]),
-        options.subject_boost,
-    )
+    if calibrated and reranked is fused:
+        # The model's relevance is already on its scale, and counts the subject itself.
+        relevances = [score for _, score in reranked]
+    else:
+        relevances = boosted(
+            query,
+            [briefs[fid].subject for fid, _ in reranked],
+            normalise([score for _, score in reranked]),
+            options.subject_boost,
+        )
     tau = options.decay.tau_days if options.decay is not None else options.recency_tau_days
     decay = options.decay
     weights = options.weights
@@ -143,6 +161,8 @@ def order(
     # in reranked order; `place` is unique, so the comparison never reaches the id.
     rows: list[tuple[float, int, str, float, float, float, float]] = []
     for place, ((fid, fused_score), relevance) in enumerate(zip(reranked, relevances, strict=True)):
+        if relevance < options.min_score:
+            continue
         brief = briefs[fid]
         rec = recency(brief, now, tau)
         factor = decay_factor(brief, now, decay.tau_days) if decay is not None else 1.0
@@ -166,9 +186,11 @@ def order(
     ]
 
 
-def fuse(found: Candidates, options: SearchOptions) -> list[tuple[str, float]]:
+def fuse(query: str, found: Candidates, options: SearchOptions) -> list[tuple[str, float]]:
     """The candidate lists fused as the options say, best first."""
     fusion = options.fusion
+    if fusion.method is FusionMethod.MODEL:
+        return scored(query, found)
     if fusion.method is FusionMethod.COMBSUM:
         return combsum(found.lists, fusion.weights())
     ranked = {name: [fid for fid, _ in items] for name, items in found.lists.items()}

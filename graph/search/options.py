@@ -36,6 +36,7 @@ class Mode(enum.StrEnum):
 
 
 class FusionMethod(enum.StrEnum):
+    MODEL = "model"
     RRF = "rrf"
     WEIGHTED = "weighted"
     COMBSUM = "combsum"
@@ -45,13 +46,16 @@ class FusionMethod(enum.StrEnum):
 class Fusion:
     """How the candidate lists are fused; list weights count for WEIGHTED and COMBSUM.
 
-    COMBSUM (the default) adds each list's min-max normalised index scores: on LoCoMo it kept
-    what each list knows about how far apart its candidates are, where rank fusion flattened a
-    clear full-text winner to the vector list's guess (bench/results/locomo-dev.md). RRF with
-    k = 60, the earlier default, is what `fusion: {k: 60}` (a k without a method) still gives.
+    MODEL (the default) scores each candidate alone with the relevance model
+    (graph/search/relevance.py): the chance it answers the query, which a caller can threshold;
+    fit on LoCoMo and BEAM, it beat each single list on both (bench/results/recall.md).
+    COMBSUM, the default before it, adds each list's min-max normalised index scores: on LoCoMo
+    it kept what each list knows about how far apart its candidates are, but it lost to the
+    vector list on BEAM, and min-max gives every list's last candidate 0. RRF with k = 60, the
+    default before that, is what `fusion: {k: 60}` (a k without a method) still gives.
     """
 
-    method: FusionMethod = FusionMethod.COMBSUM
+    method: FusionMethod = FusionMethod.MODEL
     k: int = 60
     fulltext: float = 1.0
     vector: float = 1.0
@@ -59,7 +63,7 @@ class Fusion:
     passage: float = 1.0
 
     def weights(self) -> dict[str, float]:
-        if self.method is FusionMethod.RRF:
+        if self.method in (FusionMethod.RRF, FusionMethod.MODEL):
             return {}
         return {
             "fulltext": self.fulltext,
@@ -107,6 +111,11 @@ class SearchOptions:
     track_access: bool = True
     passages: bool = True
     subject_boost: float = DEFAULT_SUBJECT_BOOST
+    # Among the hits, a newer statement of the same thing ranks above the older one
+    # (graph/search/newer.py).
+    newer_first: bool = True
+    # Hits whose relevance is below this are left out (0..1; 0 keeps every hit).
+    min_score: float = 0.0
 
     @classmethod
     def build(cls, **options: Any) -> SearchOptions:
@@ -138,7 +147,7 @@ class SearchOptions:
         _int_range("related_limit", self.related_limit, 0, MAX_RELATED)
         _int_range("fusion.k", self.fusion.k, 0, 10_000)
         if not isinstance(self.fusion.method, FusionMethod):
-            raise ValidationError("fusion.method", "must be rrf, weighted or combsum")
+            raise ValidationError("fusion.method", "must be model, rrf, weighted or combsum")
         for name in ("fulltext", "vector", "graph", "passage"):
             _number(f"fusion.{name}", getattr(self.fusion, name), 0.0, 1_000.0)
         for name in ("relevance", "importance", "recency"):
@@ -150,8 +159,10 @@ class SearchOptions:
             _number("decay.tau_days", self.decay.tau_days, 1e-6, 1e6)
         _number("recency_tau_days", self.recency_tau_days, 1e-6, 1e6)
         _number("subject_boost", self.subject_boost, 0.0, 10.0)
-        if not isinstance(self.passages, bool):
-            raise ValidationError("passages", "must be true or false")
+        _number("min_score", self.min_score, 0.0, 1.0)
+        for flag in ("passages", "newer_first"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValidationError(flag, "must be true or false")
         if not isinstance(self.mode, Mode):
             raise ValidationError("mode", "must be hybrid, fulltext or vector")
         if self.partitions is not None and not self.partitions:

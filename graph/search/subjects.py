@@ -22,7 +22,7 @@ def _words(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=4096)
-def _key(subject: str) -> str:
+def subject_key(subject: str) -> str:
     """A subject as its folded words. Cached: a search's ~100 candidates name a handful of
     subjects, and folding each candidate's twice was a tenth of the ranking's time."""
     return " ".join(_words(subject))
@@ -39,7 +39,7 @@ def named(query: str, subjects: Iterable[str | None]) -> set[str]:
     out: set[str] = set()
     for subject in subjects:
         if subject:
-            key = _key(subject)
+            key = subject_key(subject)
             if key and key in grams:
                 out.add(key)
     return out
@@ -57,6 +57,6 @@ def boosted(
         return list(relevances)
     (name,) = found
     return [
-        (rel + (boost if subject and _key(subject) == name else 0.0)) / (1.0 + boost)
+        (rel + (boost if subject and subject_key(subject) == name else 0.0)) / (1.0 + boost)
         for subject, rel in zip(subjects, relevances, strict=True)
     ]

@@ -20,8 +20,11 @@ class ListRank:
 class Hit:
     """A ranked fact and every part of its score.
 
-    `score` = composite(relevance, importance / 10, recency) * decay, where relevance is the
-    fused (or reranked) score divided by the best one in this search.
+    `score` = composite(relevance, importance / 10, recency) * decay. With the default fusion
+    (MODEL) `relevance` is the relevance model's chance that the fact answers the query,
+    from the fact and the query alone (graph/search/relevance.py); with the other fusions, the
+    fused (or reranked) score divided by the best one in this search. A hit moved up by the
+    newer-first rule (graph/search/newer.py) takes the score of the hit it moved above.
     """
 
     fact: Fact

@@ -94,7 +94,10 @@ def decision(result: Decision) -> dict[str, Any]:
 
 def search(result: SearchResult) -> dict[str, Any]:
     return {
-        "results": [{**brief(hit.fact), "score": round(hit.score, 4)} for hit in result.hits],
+        "results": [
+            {**brief(hit.fact), "score": round(hit.score, 4), "relevance": round(hit.relevance, 4)}
+            for hit in result.hits
+        ],
         "related": [{**brief(r.fact), "reason": r.reason, "of": r.hit_id} for r in result.related],
     }
 

@@ -75,6 +75,16 @@ def _int(description: str, low: int, high: int, default: int | None = None) -> d
     return out
 
 
+def _number(description: str, low: float, high: float, default: float) -> dict[str, Any]:
+    return {
+        "type": "number",
+        "minimum": low,
+        "maximum": high,
+        "default": default,
+        "description": description,
+    }
+
+
 def _time(description: str) -> dict[str, Any]:
     return {
         "type": "string",
@@ -161,6 +171,7 @@ def _search(memory: Memory, caller: Caller, args: dict[str, Any]) -> dict[str, A
         exclude_ids=_opt(args, "exclude_ids"),
         context_id=_opt(args, "context_id"),
         related_limit=_opt(args, "related_limit", 0),
+        min_score=_opt(args, "min_score", 0.0),
     )
     return shapes.search(result)
 
@@ -376,6 +387,13 @@ TOOLS: tuple[Tool, ...] = (
                     0,
                     100,
                     0,
+                ),
+                "min_score": _number(
+                    "Leave out results whose relevance (0-1, the chance a fact answers the "
+                    "question) is below this; 0 keeps all.",
+                    0.0,
+                    1.0,
+                    0.0,
                 ),
             },
             ("query",),
