@@ -52,6 +52,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     from graph.auth.roles import Role
     from graph.observability.logs import setup_logging
     from resolvers.mcp_server.stdio import run_stdio
+    from resolvers.mcp_server.toolsets import tool_set
 
     scope = args.scope or os.environ.get("FACTGRAPH_MCP_SCOPE", "")
     if not scope.strip():
@@ -59,10 +60,15 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
             "name the memory this agent uses: factgraph mcp --scope NAME (or FACTGRAPH_MCP_SCOPE)"
         )
     role = Role.parse(args.role or os.environ.get("FACTGRAPH_MCP_ROLE") or "writer")
+    tools = tool_set(args.tools or os.environ.get("FACTGRAPH_MCP_TOOLS") or "factgraph")
+    tools = tools.prefixed(args.namespace or os.environ.get("FACTGRAPH_MCP_NAMESPACE") or "")
     setup_logging(args.log_level, settings.log_format)  # log lines go to stderr
     ensure_neo4j(settings)
-    print(f"factgraph: MCP on stdio, scope {scope!r}, role {role.label}", file=sys.stderr)
-    run_stdio(settings, scope, role)
+    print(
+        f"factgraph: MCP on stdio, scope {scope!r}, role {role.label}, tools {tools.name}",
+        file=sys.stderr,
+    )
+    run_stdio(settings, scope, role, tools)
     return 0
 
 
@@ -186,6 +192,18 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
         "--role",
         choices=["reader", "writer", "admin"],
         help="what the agent may do (or FACTGRAPH_MCP_ROLE; default writer)",
+    )
+    p.add_argument(
+        "--tools",
+        choices=["factgraph", "memory", "neo4j-memory"],
+        help="the tool set: factgraph's own, or the knowledge-graph tools of "
+        "@modelcontextprotocol/server-memory (memory) or mcp-neo4j-memory (neo4j-memory); "
+        "or FACTGRAPH_MCP_TOOLS; default factgraph",
+    )
+    p.add_argument(
+        "--namespace",
+        help="prefix the tool names with NAMESPACE- (as mcp-neo4j-memory's --namespace); "
+        "or FACTGRAPH_MCP_NAMESPACE",
     )
     p.add_argument("--log-level", default="warning", choices=["debug", "info", "warning", "error"])
     handlers["mcp"] = cmd_mcp

@@ -45,8 +45,7 @@ from resolvers.bookmarks import CausalConsistency
 from resolvers.context import Gate, memory_of
 from resolvers.cors import Cors
 from resolvers.graphiql import assets_route
-from resolvers.mcp_server.http import PATH as MCP_PATH
-from resolvers.mcp_server.http import McpEndpoint
+from resolvers.mcp_server.http import McpEndpoints
 from resolvers.observe import (
     AuthMiddleware,
     BodyLimit,
@@ -129,7 +128,7 @@ def create_app(
     config = settings or (memory.settings if memory is not None else Settings.from_env())
     required = auth_required(config.auth, config.host) if require_auth is None else require_auth
     gate = Gate(required=required, keys=KeyStore(memory.db) if memory is not None else None)
-    mcp = McpEndpoint(keys_required=required)
+    mcp = McpEndpoints(keys_required=required)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
@@ -170,7 +169,7 @@ def create_app(
         Route("/metrics", metrics_page),
         Route("/graphql", graphql_app, methods=["GET", "POST"]),
         WebSocketRoute("/graphql", graphql_app),
-        Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]),
+        *mcp.routes(),
         assets_route(),
         *browser_assets.routes,
         *console.routes,

@@ -35,7 +35,12 @@ access_log = logging.getLogger("factgraph.access")
 log = logging.getLogger("factgraph.http")
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-_KNOWN_ROUTES = frozenset({"/", "/graphql", "/mcp", "/healthz", "/metrics"})
+_KNOWN_ROUTES = frozenset(
+    {
+        *("/", "/graphql", "/healthz", "/metrics"),
+        *("/mcp", "/mcp/factgraph", "/mcp/memory", "/mcp/neo4j-memory"),
+    }
+)
 
 
 def route_label(path: str) -> str:

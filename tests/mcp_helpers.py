@@ -24,9 +24,14 @@ Steps = Callable[[ClientSession], Awaitable[T]]
 
 
 def over_http(
-    url: str, steps: Steps[T], *, token: str | None = None, scope: str | None = None
+    url: str,
+    steps: Steps[T],
+    *,
+    token: str | None = None,
+    scope: str | None = None,
+    path: str = "/mcp",
 ) -> T:
-    """Run `steps` in a session with the server at `url`/mcp, sending the key and X-Scope."""
+    """Run `steps` in a session with the server at `url` + `path`, sending the key and X-Scope."""
     headers = {}
     if token:
         headers["Authorization"] = f"Bearer {token}"
@@ -36,7 +41,7 @@ def over_http(
     async def main() -> T:
         async with (
             httpx2.AsyncClient(headers=headers, timeout=60) as client,
-            streamable_http_client(f"{url}/mcp", http_client=client) as (read, write),
+            streamable_http_client(f"{url}{path}", http_client=client) as (read, write),
             ClientSession(read, write) as session,
         ):
             await session.initialize()
@@ -94,3 +99,33 @@ def failed(result: types.CallToolResult) -> dict[str, Any]:
     assert isinstance(text, types.TextContent)
     assert "Traceback" not in text.text and error["message"] in text.text
     return dict(error)
+
+
+class ToolsOverHttp:
+    """One tool set at `url` + `path`, bound to `scope`: each call its own short session, so a
+    specification reads as a list of calls (`tools.ok("read_graph")`)."""
+
+    def __init__(self, url: str, path: str, scope: str, token: str | None = None) -> None:
+        self.url, self.path, self.scope, self.token = url, path, scope, token
+
+    def run(self, steps: Steps[T]) -> T:
+        return over_http(self.url, steps, token=self.token, scope=self.scope, path=self.path)
+
+    def call(self, name: str, **arguments: Any) -> types.CallToolResult:
+        async def steps(session: ClientSession) -> types.CallToolResult:
+            return await session.call_tool(name, arguments)
+
+        return self.run(steps)
+
+    def ok(self, name: str, **arguments: Any) -> dict[str, Any]:
+        return ok(self.call(name, **arguments))
+
+    def failed(self, name: str, **arguments: Any) -> dict[str, Any]:
+        return failed(self.call(name, **arguments))
+
+
+def text_of(result: types.CallToolResult) -> str:
+    """The text content of a tool result (the one text block every answer has)."""
+    (block,) = result.content
+    assert isinstance(block, types.TextContent)
+    return block.text

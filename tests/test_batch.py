@@ -187,6 +187,24 @@ def test_one_bad_item_refuses_the_whole_batch_naming_its_index_and_field(
     assert memory.timeline(scope).edges == []
 
 
+def test_a_step_run_within_the_batch_commits_with_it_or_refuses_it_all(
+    memory: Memory, scope: str
+) -> None:
+    """`within` runs first in the batch's transaction: what it writes commits with the facts,
+    and when it raises nothing of either is written."""
+    facts: list[Any] = [{"text": "Ida plays chess"}, {"text": "Ida plays go"}]
+
+    def refuse(tx: Any) -> None:
+        raise ValidationError("entity", "gone")
+
+    with pytest.raises(ValidationError):
+        memory.remember_many(scope, facts, within=refuse)
+    assert memory.timeline(scope).edges == []
+    seen: list[int] = []
+    decisions = memory.remember_many(scope, facts, within=lambda tx: seen.append(1))
+    assert seen and [d.kind for d in decisions] == [DecisionKind.INSERT] * 2
+
+
 def test_a_model_that_fails_midway_writes_nothing_and_says_so(
     memory: Memory, scope: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -99,6 +99,38 @@ def test_forget_hides_a_fact_but_keeps_it_in_history(memory: Memory, scope: str)
     assert again.kind is DecisionKind.INSERT and again.fact.id != fact.id
 
 
+def test_forget_many_forgets_the_facts_given_and_those_its_step_finds(
+    memory: Memory, scope: str
+) -> None:
+    """One transaction: `within` runs first in it and names more facts (the knowledge-graph
+    tools find an entity's facts there); unknown and already forgotten ones are passed over."""
+    tea, jam, old = (
+        memory.remember(scope, {"text": t}) for t in ("Jo likes tea", "Jo makes jam", "Jo ran")
+    )
+    memory.forget(scope, old.id)
+    moved = memory.forget_many(
+        scope, [tea.id, "no-such-id", old.id], within=lambda tx: [jam.id], reason="tidy", actor="t"
+    )
+    assert sorted(f.id for f in moved) == sorted([tea.id, jam.id])
+    assert memory.get(scope, tea.id) is None and memory.get(scope, jam.id) is None
+    assert [(e.kind, e.reason, e.actor) for e in memory.audit_trail(scope, jam.id)][-1] == (
+        "forget",
+        "tidy",
+        "t",
+    )
+
+
+def test_forget_many_whose_step_refuses_forgets_nothing(memory: Memory, scope: str) -> None:
+    fact = memory.remember(scope, {"text": "Jo likes tea"})
+
+    def refuse(tx: object) -> list[str]:
+        raise NotFound("Entity with name Jo not found")
+
+    with pytest.raises(NotFound):
+        memory.forget_many(scope, [fact.id], within=refuse)
+    assert memory.get(scope, fact.id) is not None
+
+
 def test_purge_deletes_the_fact_its_orphans_and_its_audit_details(
     memory: Memory, db: Database, scope: str
 ) -> None:

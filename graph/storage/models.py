@@ -44,6 +44,9 @@ class Entity(StructuredNode):
     name = StringProperty()
     aliases = ArrayProperty(StringProperty())
     type = StringProperty()
+    # Set while the entity is in the scope's knowledge graph (graph/knowledge/).
+    kg_created_at = DateTimeNeo4jFormatProperty()
+    kg_deleted_at = DateTimeNeo4jFormatProperty()
 
 
 class Tag(StructuredNode):

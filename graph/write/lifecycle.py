@@ -6,6 +6,7 @@ transaction; a purge keeps only the audit event.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from neo4j import ManagedTransaction
@@ -35,6 +36,61 @@ class Lifecycle(Recording):
             reason=reason,
             actor=actor,
         )
+
+    def forget_many(
+        self,
+        scope: str,
+        fact_ids: Iterable[str] = (),
+        *,
+        within: Callable[[ManagedTransaction], Iterable[str]] | None = None,
+        reason: str = "forgotten",
+        actor: str = "agent",
+    ) -> list[Fact]:
+        """`forget` for several facts in one transaction: all of them or none.
+
+        `within`, when given, runs first in that transaction and names more facts to forget:
+        the knowledge-graph tools (graph/knowledge/) lock an entity and find its facts there,
+        so a fact written concurrently cannot slip between the finding and the forgetting.
+        Facts that are unknown or already forgotten are passed over. Returns the facts moved.
+        """
+        check_scope(scope)
+        reason = check_reason(reason)
+        now = self.clock()
+        allowed = (FactStatus.ACTIVE, FactStatus.QUARANTINED, FactStatus.SUPERSEDED)
+        given = list(fact_ids)
+
+        def work(tx: ManagedTransaction) -> list[tuple[Fact, Fact]]:
+            found = list(within(tx)) if within is not None else []
+            moved: list[tuple[Fact, Fact]] = []
+            for fact_id in dict.fromkeys([*given, *found]):
+                before = store.locked_fact(tx, scope, fact_id)
+                if before is None or before.status not in allowed:
+                    continue
+                after = store.set_status(
+                    tx,
+                    scope=scope,
+                    fact_id=fact_id,
+                    allowed=allowed,
+                    status=FactStatus.FORGOTTEN,
+                    now=now,
+                )
+                assert after is not None
+                store.record_audit(
+                    tx,
+                    scope=scope,
+                    fact_id=fact_id,
+                    kind="forget",
+                    actor=actor,
+                    reason=reason,
+                    now=now,
+                )
+                moved.append((before, after))
+            return moved
+
+        moved = self.db.write_tx(work, "forget_many")
+        for before, after in moved:
+            self._published_move(scope, Action.FORGET, after.id, after, before, reason, actor, now)
+        return [after for _, after in moved]
 
     def validate(
         self, scope: str, fact_id: str, *, reason: str = "validated", actor: str = "reviewer"

@@ -6,7 +6,7 @@ outside any transaction; the transaction then decides (graph/write/pipeline.py) 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -144,12 +144,16 @@ class Remembering(Recording):
         *,
         actor: str = "agent",
         pipeline: bool | None = None,
+        within: Callable[[ManagedTransaction], object] | None = None,
     ) -> list[Decision]:
         """Write a batch through the pipeline: one decision per fact, in input order, equal to
         those of `remember_with_decision` called on each fact in turn (graph/write/batch.py).
 
         Every fact is validated first: one bad fact refuses the batch (ValidationError naming
         `facts[i].field`) and nothing is written. At most FACTGRAPH_BATCH_MAX facts (1,000).
+        `within`: a step of the caller's run first in the batch's transaction (and again if the
+        transaction is retried), so the facts commit with it or not at all: the knowledge-graph
+        tools (graph/knowledge/) check and mark the entities the facts belong to there.
         """
         check_scope(scope)
         inputs = batch.validated(facts, limit=self.settings.batch_max)
@@ -165,8 +169,14 @@ class Remembering(Recording):
             full=full,
             actor=actor,
         )
+
+        def work(tx: ManagedTransaction) -> list[Decision]:
+            if within is not None:
+                within(tx)
+            return writer.work(tx)
+
         with tracing.span("remember_many.transaction", pipeline=full, facts=len(inputs)):
-            decisions = self._write(writer.work, "remember_many")
+            decisions = self._write(work, "remember_many")
         for decision in decisions:  # live subscribers see a batch as its writes, in input order
             self._published(scope, Action.REMEMBER, decision, actor)
         return decisions

@@ -9,6 +9,10 @@ A refused request never reaches the SDK: 400 / 401 / 403 with the service's JSON
 The SDK runs stateless with JSON responses: every POST carries its key and is answered on its
 own, so no session can outlive a revoked key or be reused by another key. Its session manager
 must be running (`lifespan()`, entered from the Starlette app's lifespan) before requests come.
+
+Each tool set (resolvers/mcp_server/toolsets/) has its own endpoint: /mcp serves factgraph's
+tools, /mcp/memory and /mcp/neo4j-memory the knowledge-graph tools of the servers of those
+names (`/mcp?tools=NAME` says the same), behind the same keys and scopes.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import HTTPConnection, Request
+from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from graph.auth.roles import ANY_SCOPE, Role, Unauthenticated
@@ -29,7 +34,8 @@ from graph.memory import Memory
 from graph.write.validation import check_scope
 from resolvers.context import authorize, principal_of
 from resolvers.mcp_server.server import build_server
-from resolvers.mcp_server.tools import Caller
+from resolvers.mcp_server.toolset import Caller, ToolSet
+from resolvers.mcp_server.toolsets import FACTGRAPH, TOOL_SETS, tool_set
 from resolvers.observe import send_error
 
 PATH = "/mcp"
@@ -76,10 +82,10 @@ def _caller_of(ctx: ServerRequestContext[Any]) -> Caller:
 
 
 class McpEndpoint:
-    """The ASGI app mounted at /mcp."""
+    """The ASGI app of one tool set (/mcp for factgraph's own)."""
 
-    def __init__(self, *, keys_required: bool) -> None:
-        self.server = build_server(_memory_of, _caller_of)
+    def __init__(self, *, keys_required: bool, tools: ToolSet = FACTGRAPH) -> None:
+        self.server = build_server(_memory_of, _caller_of, tool_set=tools)
         self.manager = StreamableHTTPSessionManager(
             app=self.server,
             stateless=True,
@@ -104,3 +110,35 @@ class McpEndpoint:
             return
         scope[_BOUND] = name
         await self.manager.handle_request(scope, receive, send)
+
+
+class McpEndpoints:
+    """Every tool set's endpoint: /mcp (factgraph's tools, or `?tools=NAME`) and /mcp/NAME."""
+
+    def __init__(self, *, keys_required: bool) -> None:
+        self.by_name = {
+            name: McpEndpoint(keys_required=keys_required, tools=tools)
+            for name, tools in TOOL_SETS.items()
+        }
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        async with contextlib.AsyncExitStack() as stack:
+            for endpoint in self.by_name.values():
+                await stack.enter_async_context(endpoint.lifespan())
+            yield
+
+    def routes(self) -> list[Route]:
+        methods = ["GET", "POST", "DELETE"]
+        named = [Route(f"{PATH}/{name}", e, methods=methods) for name, e in self.by_name.items()]
+        return [Route(PATH, self, methods=methods), *named]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """/mcp: the tool set `?tools=` names (factgraph's own without it)."""
+        named = HTTPConnection(scope).query_params.get("tools") or FACTGRAPH.name
+        try:
+            endpoint = self.by_name[tool_set(named).name]
+        except FactgraphError as exc:
+            await send_error(scope, send, 400, exc.code, str(exc))
+            return
+        await endpoint(scope, receive, send)
