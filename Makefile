@@ -63,9 +63,10 @@ docs-build: setup
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
-# Regenerates schema.graphql from the code (the snapshot test compares the two).
+# Regenerates schema.graphql and openapi.json from the code (snapshot tests compare them).
 schema: setup
 	$(BIN)/factgraph schema print > schema.graphql
+	$(BIN)/factgraph schema openapi > openapi.json
 
 neo4j-start: setup
 	$(BIN)/factgraph neo4j start
