@@ -141,7 +141,11 @@ _DATA_REPLIES = {
 }
 # And every route that takes a body, from the middlewares that read it first.
 _BODY_REPLIES = {
-    400: Reply("A JSON string holds an unpaired UTF-16 surrogate (`\\ud800`).", ErrorBody),
+    400: Reply(
+        "Refused before the route ran: a JSON string holds an unpaired UTF-16 surrogate "
+        "(`\\ud800`), or the Content-Length is not a number.",
+        ErrorBody,
+    ),
     413: Reply("The body is larger than FACTGRAPH_MAX_BODY_BYTES (1 MiB unless set).", ErrorBody),
 }
 
