@@ -14,10 +14,11 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	# uv (from PyPI) installs in seconds what took pip minutes (docs/getting-started.md).
 	$(BIN)/python -m pip install --quiet 'uv>=0.9,<1'
-	# factgraph with its dev tools; the light client (client/) with its LangGraph store, and
-	# LangMem for its tests.
+	# factgraph with its dev tools; the light client (client/) with its LangGraph store on
+	# LangGraph's current line (tests/test_langgraph_lines.py runs the store's tests on the
+	# older line in a small venv of its own), and LangMem for its tests.
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]' \
-		-e './client[langgraph]' 'langmem>=0.0.30,<0.1'
+		-e './client[langgraph]' 'langgraph>=1.2,<2' 'langmem>=0.0.30,<0.1'
 	@touch $@
 
 # Provisions and starts a local Neo4j unless NEO4J_URI is set, then serves on :8000.
@@ -62,9 +63,10 @@ docs-build: setup
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
-# Regenerates schema.graphql from the code (the snapshot test compares the two).
+# Regenerates schema.graphql and openapi.json from the code (snapshot tests compare them).
 schema: setup
 	$(BIN)/factgraph schema print > schema.graphql
+	$(BIN)/factgraph schema openapi > openapi.json
 
 neo4j-start: setup
 	$(BIN)/factgraph neo4j start

@@ -150,6 +150,12 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
 
         sys.stdout.write(print_schema())
         return 0
+    if args.action == "openapi":
+        from resolvers.app import create_app
+        from resolvers.openapi import document_text
+
+        sys.stdout.write(document_text(create_app(settings=settings).routes))
+        return 0
     from graph.platform.embedding import Embedder
     from graph.storage.db import Database
     from graph.storage.schema import apply_schema, index_states
@@ -216,8 +222,12 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Handler]]:
     )
     handlers["neo4j"] = cmd_neo4j
 
-    p = sub.add_parser("schema", help="apply or show constraints and indexes; print GraphQL SDL")
-    p.add_argument("action", choices=["apply", "status", "print"])
+    p = sub.add_parser(
+        "schema",
+        help="apply or show constraints and indexes; print GraphQL SDL (print) or the REST "
+        "API's OpenAPI document (openapi)",
+    )
+    p.add_argument("action", choices=["apply", "status", "print", "openapi"])
     handlers["schema"] = cmd_schema
 
     sub.add_parser(

@@ -1,6 +1,6 @@
 """The Starlette application: GraphQL at /graphql (GraphiQL in a browser, subscriptions over a
-WebSocket: resolvers/subscriptions.py), REST under /api/, MCP at /mcp, the console for people
-at /console, /healthz, /metrics.
+WebSocket: resolvers/subscriptions.py), REST under /api/ (described at /openapi.json), MCP at
+/mcp, the console for people at /console, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
@@ -37,9 +37,9 @@ from graph.consolidation import BackgroundConsolidator
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.memory import Memory
 from graph.observability import metrics
-from graph.observability.health import health_report
+from graph.observability.health import HealthJson, health_report
 from graph.platform import warmup
-from resolvers import browser_assets, console, rest, rest_memories
+from resolvers import browser_assets, console, openapi, rest, rest_memories
 from resolvers.admission import Admission
 from resolvers.bookmarks import CausalConsistency
 from resolvers.context import Gate, memory_of
@@ -53,12 +53,24 @@ from resolvers.observe import (
     UnicodeGuard,
     error_body,
 )
+from resolvers.openapi import Reply, described
 from resolvers.schema import schema
 from resolvers.subscriptions import LiveGraphQL
 
 log = logging.getLogger("factgraph")
 
 
+@described(
+    "Health",
+    tag="Service",
+    replies={
+        200: Reply("Up: Neo4j answers and every index is online.", HealthJson),
+        503: Reply("Down or not ready: `detail` says why.", HealthJson),
+    },
+    description="Whether this process can serve: Neo4j reachable (and its version), the state "
+    "of each index, the embedding model, the background consolidator. For load balancers and "
+    "orchestrators; needs no key.",
+)
 async def healthz(request: Request) -> Response:
     """Runs on worker threads of its own (`app.state.health_threads`): under overload every
     thread of the shared pool can be busy with admitted requests, and a health probe waiting
@@ -73,6 +85,12 @@ async def root(_: Request) -> Response:
     return RedirectResponse("/graphql")
 
 
+@described(
+    "Metrics",
+    tag="Service",
+    replies={200: Reply("Prometheus' text format.", str, "text/plain")},
+    description="The service's metrics for Prometheus (docs/operations/observability.md).",
+)
 async def metrics_page(_: Request) -> Response:
     return Response(metrics.render(), media_type=metrics.CONTENT_TYPE)
 
@@ -175,6 +193,7 @@ def create_app(
         *console.routes,
         *rest.routes,
         *rest_memories.routes,
+        *openapi.routes,
     ]
     # Outermost: a preflight is answered before any limit or key check (a browser sends no
     # key with it), and every answer, a 401 or 503 included, carries the headers that let the

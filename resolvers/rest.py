@@ -1,15 +1,12 @@
 """`POST /api/v1/search`: the REST search API our users already call, field for field.
 
-Request (JSON object; nothing else is accepted): query (required), top_k (1-100, default 10),
-partition_ids, tags, weight_relevance, weight_importance, weight_recency (default 1 each),
-prev_turns, next_turns (0-20, default 0), threshold (0-1, default 0: results whose
-relevance_score is below it are left out, as mem0 calls it). The scope comes from the
-`X-Scope` header (or the `scope` query parameter), else the key's only scope, else FACTGRAPH_DEFAULT_SCOPE
-(`resolvers.context.rest_scope`): the documented calls send none. Response: `{results:
-[{memory, score, recency_score, importance_score_normalized, relevance_score}], related:
-[memory]}`. A bad request gets 422
-with `{"error": {"code", "field", "reason", "message"}}` naming the field as it was sent.
-Like GraphQL resolvers, this holds no ranking: it converts and calls `Memory.search`.
+The request and its answer are the TypedDicts below (`SearchRequest`, `SearchResponse`), which
+/openapi.json publishes (resolvers/openapi.py); no field outside `SearchRequest` is accepted.
+The scope comes from the `X-Scope` header (or the `scope` query parameter), else the key's only
+scope, else FACTGRAPH_DEFAULT_SCOPE (`resolvers.context.rest_scope`): the documented calls send
+none. A bad request gets 422 with `{"error": {"code", "field", "reason", "message"}}` naming
+the field as it was sent. Like GraphQL resolvers, this holds no ranking: it converts and calls
+`Memory.search`.
 """
 
 from __future__ import annotations
@@ -17,35 +14,118 @@ from __future__ import annotations
 import logging
 import math
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Required
 
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from graph.errors import FactgraphError, ValidationError
 from graph.search import SearchOptions, SearchResult
 from graph.search.options import MAX_TOP_K, MAX_TURNS
 from graph.write.facts import Fact
 from resolvers.context import authorize, memory_of, rest_scope
+from resolvers.openapi import (
+    BAD_INPUT,
+    SCOPE_PARAMS,
+    ErrorBody,
+    ErrorDetail,
+    Reply,
+    Timestamp,
+    body_schema,
+    described,
+)
 
 log = logging.getLogger("factgraph.rest")
 
-FIELDS = frozenset(
-    {
-        "query",
-        "top_k",
-        "partition_ids",
-        "tags",
-        "weight_relevance",
-        "weight_importance",
-        "weight_recency",
-        "prev_turns",
-        "next_turns",
-        "threshold",
-    }
-)
+Weight = Annotated[float, Field(ge=0, le=1000, json_schema_extra={"default": 1})]
+Turns = Annotated[int, Field(ge=0, le=MAX_TURNS, json_schema_extra={"default": 0})]
+
+
+@body_schema
+class SearchRequest(TypedDict, total=False):
+    """A search: what to look for, where, and how to rank. No other field is accepted; a
+    field sent as null counts as absent."""
+
+    query: Required[str]
+    """What to look for: words, a question."""
+    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})]
+    """How many results at most."""
+    partition_ids: list[Annotated[str, Field(min_length=1)]]
+    """Only memories of these partitions (default: all)."""
+    tags: list[Annotated[str, Field(min_length=1)]]
+    """Only memories carrying one of these tags."""
+    weight_relevance: Weight
+    """The weight of relevance (full-text and meaning) in the score; at least one weight > 0."""
+    weight_importance: Weight
+    """The weight of the memory's importance in the score."""
+    weight_recency: Weight
+    """The weight of recency in the score."""
+    prev_turns: Turns
+    """Also return this many turns before each hit's turn of its session, as `related`."""
+    next_turns: Turns
+    """Also return this many turns after each hit's turn, as `related`."""
+    threshold: Annotated[float, Field(ge=0, le=1, json_schema_extra={"default": 0})]
+    """Leave out results whose relevance_score is below this (as mem0 calls it): the chance,
+    0..1, that a memory answers the query, from the memory and the query alone."""
+
+
+FIELDS = SearchRequest.__required_keys__ | SearchRequest.__optional_keys__
+
+
+@body_schema
+class MemoryRecord(TypedDict):
+    """A stored memory (a fact), as search results and writes show it."""
+
+    id: str
+    """Its id, for its history."""
+    partition_id: str
+    """Its partition (`default` unless one was given)."""
+    content: str
+    """Its text."""
+    importance_score: float
+    """0 to 10."""
+    tags: list[str]
+    metadata: dict[str, Any]
+    """The JSON object it was written with."""
+    source: str | None
+    """Where it came from, as the writer said."""
+    created_at: Timestamp
+    """When it was recorded."""
+    updated_at: Timestamp | None
+    """When it last changed (written, merged with a near duplicate, a change of status)."""
+    last_accessed_at: Timestamp | None
+    """When a search last returned it (null: never)."""
+    access_count: int
+    """How many times searches returned it."""
+    expires_at: Timestamp | None
+    """When it stops being returned (null: never)."""
+
+
+@body_schema
+class SearchHit(TypedDict):
+    """One result: the memory and the parts of its score."""
+
+    memory: MemoryRecord
+    score: float
+    """The weighted score the results are ordered by."""
+    recency_score: float
+    importance_score_normalized: float
+    relevance_score: float
+
+
+@body_schema
+class SearchResponse(TypedDict):
+    """The results, best first, and the conversation turns around them."""
+
+    results: list[SearchHit]
+    related: list[MemoryRecord]
+    """With `prev_turns` / `next_turns`: the neighbouring turns of the hits' sessions."""
+
+
 # Domain option names (in validation errors) back to the request's field names.
 _REST_NAMES = {
     "partitions": "partition_ids",
@@ -64,7 +144,7 @@ _STATUS = {
 }
 
 
-def memory_json(fact: Fact) -> dict[str, Any]:
+def memory_json(fact: Fact) -> MemoryRecord:
     return {
         "id": fact.id,
         "partition_id": fact.partition,
@@ -73,7 +153,7 @@ def memory_json(fact: Fact) -> dict[str, Any]:
         "tags": list(fact.tags),
         "metadata": fact.metadata,
         "source": fact.source,
-        "created_at": _iso(fact.recorded_at),
+        "created_at": fact.recorded_at.isoformat(),
         "updated_at": _iso(fact.updated_at),
         "last_accessed_at": _iso(fact.last_accessed_at),
         "access_count": fact.access_count,
@@ -81,7 +161,7 @@ def memory_json(fact: Fact) -> dict[str, Any]:
     }
 
 
-def response_json(result: SearchResult) -> dict[str, Any]:
+def response_json(result: SearchResult) -> SearchResponse:
     return {
         "results": [
             {
@@ -134,6 +214,18 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
     return query, options
 
 
+@described(
+    "Search memories",
+    tag="Search",
+    body=SearchRequest,
+    params=SCOPE_PARAMS,
+    replies={
+        200: Reply("The results, best first.", SearchResponse),
+        422: BAD_INPUT,
+    },
+    description="Hybrid search (full text and meaning) over the scope's live memories, ranked "
+    "by the weighted relevance, importance and recency. Needs the `reader` role.",
+)
 async def search(request: Request) -> Response:
     try:
         scope = rest_scope(request)
@@ -151,10 +243,12 @@ async def search(request: Request) -> Response:
 
 def error_response(exc: FactgraphError) -> Response:
     status = _STATUS.get(exc.code, 400)
-    error: dict[str, Any] = {"code": exc.code, "message": str(exc)}
+    error: ErrorDetail = {"code": exc.code, "message": str(exc)}
     if isinstance(exc, ValidationError):
-        error.update(field=exc.field, reason=exc.reason)
-    return JSONResponse({"error": error}, status_code=status)
+        error["field"] = exc.field
+        error["reason"] = exc.reason
+    body: ErrorBody = {"error": error}
+    return JSONResponse(body, status_code=status)
 
 
 routes = [Route("/api/v1/search", search, methods=["POST"])]

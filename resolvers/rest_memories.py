@@ -16,18 +16,115 @@ docs/batch-writes.md).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any, Required
 
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from typing_extensions import TypedDict
 
 from graph.errors import FactgraphError, ValidationError
 from graph.write.batch import checked_size
-from graph.write.facts import Decision, Fact
+from graph.write.facts import Decision, DecisionKind, Fact, FactStatus
+from graph.write.validation import MAX_FIELD_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
 from resolvers.context import authorize, memory_of, rest_scope
-from resolvers.rest import error_response, memory_json
+from resolvers.openapi import (
+    BAD_INPUT,
+    NOT_FOUND,
+    SCOPE_PARAMS,
+    ErrorBody,
+    Reply,
+    Timestamp,
+    body_schema,
+    described,
+)
+from resolvers.rest import MemoryRecord, error_response, memory_json
+
+Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
+
+
+@body_schema
+class MemoryWrite(TypedDict, total=False):
+    """A memory to store. Only `content` is required; a field sent as null counts as absent."""
+
+    content: Required[Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]]
+    """The text (no NUL character)."""
+    tags: Annotated[
+        list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
+        Field(max_length=MAX_TAGS),
+    ]
+    importance_score: Annotated[float, Field(ge=0, le=10)]
+    """0 to 10 (default 5)."""
+    partition_id: Text
+    """A partition of the scope (default `default`)."""
+    metadata: dict[str, Any]
+    """Any JSON object (at most 16 kB); `session_id` and `turn` in it place the memory in a
+    conversation when the top-level fields are absent."""
+    source: Text
+    """Where the memory came from; untrusted sources are quarantined for review."""
+    expires_at: Timestamp
+    """When it stops being returned."""
+    subject: Text
+    """With `predicate` (and `object`): the slot a later write of the same subject and a
+    single-valued predicate supersedes."""
+    predicate: Text
+    object: Text
+    session_id: Text
+    """The conversation it belongs to."""
+    turn: Annotated[int, Field(ge=0)]
+    """Its position in that conversation."""
+    valid_from: Timestamp
+    """When it became true in the world (default: now)."""
+    valid_to: Timestamp
+    """When it stopped being true (later than `valid_from`)."""
+
+
+@body_schema
+class DecisionRecord(MemoryRecord):
+    """The stored memory and what the write pipeline decided."""
+
+    decision: DecisionKind
+    """insert (new), dedup (the same memory was already there: it is returned), merge,
+    supersede (it replaces the memory of the same slot), quarantine (kept for review)."""
+    matched_id: str | None
+    """The existing memory it acted on (dedup, merge, supersede)."""
+
+
+@body_schema
+class BatchWrite(TypedDict):
+    """Memories to store in one transaction: all or none."""
+
+    memories: list[MemoryWrite]
+    """At most FACTGRAPH_BATCH_MAX (1,000 unless set)."""
+
+
+@body_schema
+class BatchDecisions(TypedDict):
+    """One decision per memory, in input order."""
+
+    results: list[DecisionRecord]
+
+
+@body_schema
+class HistoryRecord(MemoryRecord):
+    """One version of a memory."""
+
+    status: FactStatus
+    """active, superseded, forgotten or quarantined."""
+    valid_from: Timestamp
+    """When it became true in the world."""
+    valid_to: Timestamp | None
+    """When it stopped being true (null: still true)."""
+
+
+@body_schema
+class HistoryResponse(TypedDict):
+    """The supersede chain of a memory, oldest first."""
+
+    history: list[HistoryRecord]
+
 
 # Request field -> FactInput field.
 FIELDS = {
@@ -63,15 +160,27 @@ def fact_mapping(body: Any) -> dict[str, Any]:
     return {FIELDS[name]: value for name, value in body.items() if value is not None}
 
 
-def history_json(fact: Fact) -> dict[str, Any]:
+def history_json(fact: Fact) -> HistoryRecord:
     return {
         **memory_json(fact),
-        "status": fact.status.value,
+        "status": fact.status,
         "valid_from": fact.valid_from.isoformat(),
         "valid_to": fact.valid_to.isoformat() if fact.valid_to else None,
     }
 
 
+@described(
+    "Store a memory",
+    tag="Memories",
+    body=MemoryWrite,
+    params=SCOPE_PARAMS,
+    replies={
+        201: Reply("Stored (or found already there): the memory and the decision.", DecisionRecord),
+        422: BAD_INPUT,
+    },
+    description="Runs the write pipeline of GraphQL `remember`: validation, dedup, "
+    "contradiction (supersede), quarantine of untrusted sources. Needs the `writer` role.",
+)
 async def create(request: Request) -> Response:
     try:
         scope = rest_scope(request)
@@ -93,6 +202,20 @@ async def create(request: Request) -> Response:
     return JSONResponse(decision_json(decision), status_code=201)
 
 
+@described(
+    "Store many memories at once",
+    tag="Memories",
+    body=BatchWrite,
+    params=SCOPE_PARAMS,
+    replies={
+        201: Reply("One decision per memory, in input order.", BatchDecisions),
+        422: Reply(
+            "A bad memory refuses the batch: `error.field` names it (`memories[2].content`). "
+            "Nothing was written.",
+            ErrorBody,
+        ),
+    },
+)
 async def create_many(request: Request) -> Response:
     """`POST /api/v1/memories/batch`: `{"memories": [body, ...]}`, each body as for
     `POST /api/v1/memories`; 201 `{"results": [answer, ...]}`, one answer per memory in input
@@ -113,7 +236,8 @@ async def create_many(request: Request) -> Response:
             raise ValidationError(_rest_field(exc.field), exc.reason) from None
     except FactgraphError as exc:
         return error_response(exc)
-    return JSONResponse({"results": [decision_json(d) for d in decisions]}, status_code=201)
+    answer: BatchDecisions = {"results": [decision_json(d) for d in decisions]}
+    return JSONResponse(answer, status_code=201)
 
 
 def batch_mappings(body: Any, limit: int) -> list[dict[str, Any]]:
@@ -149,15 +273,26 @@ def _rest_field(field: str) -> str:
     return f"memories[{index}].{_REST_NAMES.get(name, name)}{rest}"
 
 
-def decision_json(decision: Decision) -> dict[str, Any]:
+def decision_json(decision: Decision) -> DecisionRecord:
     """What `POST /api/v1/memories` answers: the memory record plus the decision."""
     return {
         **memory_json(decision.fact),
-        "decision": decision.kind.value,
+        "decision": decision.kind,
         "matched_id": decision.matched.id if decision.matched else None,
     }
 
 
+@described(
+    "The history of a memory",
+    tag="Memories",
+    params=SCOPE_PARAMS,
+    replies={
+        200: Reply("Every version, oldest first.", HistoryResponse),
+        404: NOT_FOUND,
+    },
+    description="The supersede chain the memory belongs to, oldest first, each version with "
+    "its status and validity. Needs the `reader` role.",
+)
 async def history(request: Request) -> Response:
     try:
         scope = rest_scope(request)
@@ -167,11 +302,12 @@ async def history(request: Request) -> Response:
     except FactgraphError as exc:
         return error_response(exc)
     if not chain:
-        return JSONResponse(
-            {"error": {"code": "NOT_FOUND", "message": "no memory with this id in this scope"}},
-            status_code=404,
-        )
-    return JSONResponse({"history": [history_json(fact) for fact in chain]})
+        missing: ErrorBody = {
+            "error": {"code": "NOT_FOUND", "message": "no memory with this id in this scope"}
+        }
+        return JSONResponse(missing, status_code=404)
+    answer: HistoryResponse = {"history": [history_json(fact) for fact in chain]}
+    return JSONResponse(answer)
 
 
 routes = [

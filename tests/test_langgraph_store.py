@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -27,6 +28,11 @@ from langgraph.store.base import (
 
 from factgraph_client import AsyncClient, Client
 from factgraph_client.langgraph import AsyncFactgraphStore, FactgraphStore
+
+# The tests that reach each part of LangGraph's store interface (ops, Item and SearchItem,
+# index and TTL configs, namespace errors, async batches) run again on the other line of
+# langgraph-checkpoint the client supports, in a venv of its own (tests/test_langgraph_lines.py).
+every_line = pytest.mark.every_langgraph_line
 
 
 @pytest.fixture
@@ -49,6 +55,7 @@ def items(found: list[Any]) -> list[Item]:
     return found
 
 
+@every_line
 def test_batch_runs_every_op_kind_and_answers_in_order(store: FactgraphStore) -> None:
     """test_batch_order / test_abatch_order"""
     store.put(("test", "foo"), "key1", {"data": "value1"})
@@ -130,6 +137,7 @@ def test_batch_search_ops(store: FactgraphStore) -> None:
     assert isinstance(foo, list) and [i.namespace for i in items(foo)] == [("test", "foo")]
 
 
+@every_line
 def test_basic_ops_and_a_put_supersedes(store: FactgraphStore, client: Client) -> None:
     """test_basic_store_ops / test_basic_store_operations, plus the history of a key"""
     namespace = ("test", "documents")
@@ -429,6 +437,7 @@ def test_search_edge_cases(store: FactgraphStore) -> None:
         assert keys(store.search(("test",), query=query)) == ["doc1"]
 
 
+@every_line
 def test_index_fields_choose_the_searched_text(client: Client) -> None:
     """test_embed_with_path, test_embed_with_path_operation_config"""
     store = FactgraphStore(client, index={"fields": ["key0", "key1", "key3"]})
@@ -563,6 +572,7 @@ def test_namespace_labels_are_literal_and_case_sensitive(store: FactgraphStore) 
     assert store.get(("users", " alice "), "k").value == {"v": 3}  # type: ignore[union-attr]
 
 
+@every_line
 def test_invalid_namespaces_are_refused(store: FactgraphStore) -> None:
     for bad in [(), ("a.b",), ("",), ("langgraph", "x")]:
         with pytest.raises(InvalidNamespaceError):
@@ -571,6 +581,7 @@ def test_invalid_namespaces_are_refused(store: FactgraphStore) -> None:
         store.batch([GetOp(namespace=("a.b",), key="k")])
 
 
+@every_line
 def test_ttl_sets_expires_at_and_reads_refresh_it(store: FactgraphStore, client: Client) -> None:
     assert store.supports_ttl
     store.put(("ttl",), "k", {"v": 1}, ttl=60)
@@ -592,6 +603,38 @@ def test_ttl_sets_expires_at_and_reads_refresh_it(store: FactgraphStore, client:
     assert "gone" not in keys(store.search(("ttl",)))
 
 
+@every_line
+def test_the_ttl_config_gives_defaults_and_expired_items_never_show(client: Client) -> None:
+    """TTLConfig: `default_ttl` for puts that name none, `refresh_on_read`; and what
+    langgraph-checkpoint 4 calls `omit_expired` always holds, whatever it is set to: an expired
+    item leaves every read at once (there is no sweeper to wait for)."""
+    store = FactgraphStore(
+        client, ttl={"default_ttl": 30, "refresh_on_read": False, "omit_expired": False}
+    )
+    store.put(("cfg",), "k", {"v": 1})
+    fact = client.timeline(partition='["cfg"]').items[0]
+    assert fact.expires_at is not None
+    assert timedelta(minutes=29) < fact.expires_at - datetime.now(UTC) <= timedelta(minutes=30)
+    assert store.get(("cfg",), "k") is not None
+    assert client.get(fact.id).expires_at == fact.expires_at  # type: ignore[union-attr]
+    assert store.get(("cfg",), "k", refresh_ttl=True) is not None
+    assert client.get(fact.id).expires_at > fact.expires_at  # type: ignore[union-attr,operator]
+    store.put(("cfg",), "gone", {"v": 2}, ttl=-1)
+    assert store.get(("cfg",), "gone") is None
+    assert keys(store.search(("cfg",))) == ["k"]
+
+
+@every_line
+def test_a_value_may_be_any_mapping(store: FactgraphStore) -> None:
+    """langgraph-checkpoint 4 types a put's value as a Mapping (3 said dict): a read-only
+    mapping is stored, searched and read back as the dict it holds."""
+    store.put(("maps",), "k", MappingProxyType({"text": "a read-only heron", "n": 1}))
+    item = store.get(("maps",), "k")
+    assert item is not None and item.value == {"text": "a read-only heron", "n": 1}
+    assert keys(store.search(("maps",), query="heron")) == ["k"]
+
+
+@every_line
 def test_the_async_store_does_the_same(server_url: str, scope: str) -> None:
     """test_abatch_order, test_no_running_loop, test_large_batches_async (scaled down)"""
 
@@ -657,6 +700,7 @@ def test_concurrent_puts_of_one_key_leave_one_live_value(client: Client) -> None
     assert [f.subject for f in client.timeline(partition='["race"]').items] == ["k"]
 
 
+@every_line
 def test_each_store_also_serves_the_other_calling_convention(
     store: FactgraphStore, server_url: str, scope: str
 ) -> None:

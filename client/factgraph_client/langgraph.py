@@ -347,7 +347,8 @@ def _refresh_call(scope: str, ids: list[str], minutes: list[float]) -> Call[int]
 # -- items, filters, namespaces -----------------------------------------------------------------
 def validate_op_namespace(op: Op) -> None:
     """LangGraph's label rules for ops handed to `batch` directly (its put/get methods check
-    them, its batch does not): labels are non-empty strings without `.` or NUL."""
+    them, its batch does not): labels are non-empty strings without `.` or NUL. The same as
+    langgraph-checkpoint 4's `validate_op_namespace`, kept here for the 3.x line, which has none."""
     if isinstance(op, GetOp | PutOp):
         paths: list[tuple[str, ...]] = [op.namespace]
     elif isinstance(op, SearchOp):

@@ -19,6 +19,10 @@ import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+# typing's TypedDict is not enough for pydantic before Python 3.12, which derives the JSON
+# Schema of /healthz from these (resolvers/openapi.py).
+from typing_extensions import TypedDict
+
 from graph.consolidation.consolidator import EXPIRY_BATCH, Consolidator
 from graph.observability import metrics
 
@@ -33,6 +37,17 @@ ERROR_PAUSE = 10.0  # seconds after a failed batch (Neo4j down, say) before the 
 _running: weakref.WeakKeyDictionary[Memory, BackgroundConsolidator] = weakref.WeakKeyDictionary()
 
 
+class WorkerJson(TypedDict):
+    """The background consolidator of the process that answered."""
+
+    running: bool
+    stalled: bool
+    queued: int
+    facts: int
+    last_batch_age_seconds: float | None
+    last_error: str | None
+
+
 @dataclass(frozen=True)
 class WorkerState:
     running: bool
@@ -42,7 +57,7 @@ class WorkerState:
     last_batch_age: float | None  # seconds since the last batch finished
     last_error: str | None
 
-    def as_json(self) -> dict[str, object]:
+    def as_json(self) -> WorkerJson:
         return {
             "running": self.running,
             "stalled": self.stalled,

@@ -5,12 +5,38 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from graph.consolidation.worker import WorkerState, worker_of
+# typing's TypedDict is not enough for pydantic before Python 3.12, which derives the JSON
+# Schema of /healthz from these (resolvers/openapi.py).
+from typing_extensions import TypedDict
+
+from graph.consolidation.worker import WorkerJson, WorkerState, worker_of
 from graph.errors import DatabaseUnavailable
 from graph.storage.schema import IndexState, index_states
 
 if TYPE_CHECKING:
     from graph.memory import Memory
+
+
+class IndexJson(TypedDict):
+    """A Neo4j index factgraph uses, and whether it is online."""
+
+    name: str
+    type: str
+    state: str
+    population_percent: float
+
+
+class HealthJson(TypedDict):
+    """The service's health: `ok` is false (and the status 503) when Neo4j is unreachable or
+    an index is not online."""
+
+    ok: bool
+    neo4j: str
+    neo4j_version: str | None
+    embedder: str
+    indexes: list[IndexJson]
+    detail: str | None
+    consolidation: WorkerJson | None
 
 
 @dataclass(frozen=True)
@@ -26,7 +52,7 @@ class HealthReport:
     # still answers, and a restart by a load balancer would not be the remedy.
     consolidation: WorkerState | None = None
 
-    def as_json(self) -> dict[str, object]:
+    def as_json(self) -> HealthJson:
         return {
             "ok": self.ok,
             "neo4j": self.neo4j,

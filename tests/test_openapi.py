@@ -1,0 +1,299 @@
+"""/openapi.json: a valid OpenAPI 3.1 document of every REST route, which real answers match.
+
+The answers are those of the real service: every route is driven through its successes and
+its errors (bad input, unknown id, unpaired surrogate, oversized body, and on a server that
+requires keys, no key and a key of another scope), and each body is validated against the
+schema the document gives for its route and status. A status the document does not list for
+the route fails, and so does a documented answer that no request here produced (but overload).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jsonschema import Draft202012Validator, FormatChecker
+from openapi_spec_validator import validate
+from starlette.applications import Starlette
+
+from factgraph.cli import main
+from graph.auth.apikeys import KeyStore
+from graph.storage.db import Database
+from resolvers import rest, rest_memories
+from resolvers.app import create_app
+from resolvers.openapi import document_text, operations
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Routes of the app that are not REST, each described elsewhere: GraphQL by schema.graphql,
+# MCP by its tool list, and pages and files for people.
+NOT_REST = {
+    "/": "redirects to /graphql",
+    "/graphql": "GraphQL (schema.graphql)",
+    "/mcp": "the Model Context Protocol endpoint",
+    "/console": "the console page",
+    "/console/": "the console page",
+    "/neo4j-browser/style.grass": "a style file for Neo4j Browser",
+    "/neo4j-browser/guide.html": "a guide for Neo4j Browser",
+}
+# Statuses no request of a test can produce on purpose: overload and an unreachable Neo4j.
+UNDRIVEN = {"503"}
+
+
+@dataclass(frozen=True)
+class Answer:
+    method: str
+    path: str
+    response: httpx.Response
+
+
+@pytest.fixture(scope="module")
+def doc() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((ROOT / "openapi.json").read_text())
+    return loaded
+
+
+def test_openapi_json_is_printed_from_the_code(capsys: pytest.CaptureFixture[str]) -> None:
+    committed = (ROOT / "openapi.json").read_text()
+    assert committed == document_text(create_app().routes), "run `make schema` and commit"
+    assert main(["schema", "openapi"]) == 0
+    assert capsys.readouterr().out == committed
+
+
+def test_the_document_is_valid_openapi_3_1(doc: dict[str, Any]) -> None:
+    assert doc["openapi"].startswith("3.1")
+    validate(doc)
+    for schema in doc["components"]["schemas"].values():
+        Draft202012Validator.check_schema(schema)
+
+
+def test_every_route_of_the_app_is_described_unless_it_is_not_rest() -> None:
+    """A route added without `@described` (resolvers/openapi.py) fails here until it is
+    described, or named above as not REST."""
+    found = operations(create_app().routes)
+    undescribed = sorted({route.path for route, _, op in found if op is None} - set(NOT_REST))
+    assert undescribed == []
+    paths = {route.path for route, _, _ in found}
+    assert set(NOT_REST) <= paths, "a route named as not REST is gone: drop it from NOT_REST"
+    assert {"/api/v1/search", "/api/v1/memories", "/healthz", "/openapi.json"} <= paths
+
+
+def test_the_server_serves_the_document(http: httpx.Client, doc: dict[str, Any]) -> None:
+    response = http.get("/openapi.json")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == doc
+
+
+def test_the_request_schemas_name_the_fields_the_handlers_accept(doc: dict[str, Any]) -> None:
+    schemas = doc["components"]["schemas"]
+    assert set(schemas["SearchRequest"]["properties"]) == rest.FIELDS
+    assert set(schemas["MemoryWrite"]["properties"]) == set(rest_memories.FIELDS)
+    assert schemas["SearchRequest"]["required"] == ["query"]
+    assert schemas["SearchRequest"]["additionalProperties"] is False
+
+
+# -- real answers ---------------------------------------------------------------------------
+
+
+class Driver:
+    """Sends requests to one server, in one scope, and keeps every answer."""
+
+    def __init__(self, answers: list[Answer], client: httpx.Client, scope: str) -> None:
+        self.answers = answers
+        self.client = client
+        self.scope = scope
+
+    def __call__(
+        self, method: str, path: str, headers: dict[str, str] | None = None, **kw: Any
+    ) -> httpx.Response:
+        sent = {"X-Scope": self.scope, **(headers or {})}
+        response = self.client.request(method, path, headers=sent, **kw)
+        self.answers.append(Answer(method, path, response))
+        return response
+
+
+def write(drive: Driver) -> str:
+    """Every decision a write can answer, and bad writes; the id of a superseding memory."""
+    now = datetime.now(UTC)
+    lisbon = {
+        "content": "Melanie lives in Lisbon",
+        "subject": "Melanie",
+        "predicate": "lives_in",
+        "object": "Lisbon",
+        "tags": ["home"],
+        "importance_score": 7,
+        "partition_id": "people",
+        "metadata": {"room": "kitchen"},
+        "source": "chat",
+        "expires_at": (now + timedelta(days=3)).isoformat(),
+        "session_id": "s1",
+        "turn": 1,
+        "valid_from": (now - timedelta(days=1)).isoformat(),
+    }
+    assert drive("POST", "/api/v1/memories", json=lisbon).json()["decision"] == "insert"
+    assert drive("POST", "/api/v1/memories", json=lisbon).json()["decision"] == "dedup"
+    oslo = {**lisbon, "content": "Melanie lives in Oslo", "object": "Oslo", "turn": 2}
+    del oslo["valid_from"]
+    moved = drive("POST", "/api/v1/memories", json=oslo).json()
+    assert moved["decision"] == "supersede"
+    cat = {"content": "Her cat is called Tom", "partition_id": "people", "session_id": "s1"}
+    assert drive("POST", "/api/v1/memories", json={**cat, "turn": 3}).status_code == 201
+    held = drive("POST", "/api/v1/memories", json={"content": "a rumour", "source": "web"})
+    assert held.json()["decision"] == "quarantine"
+    for bad in [{"content": "x", "colour": "red"}, {"tags": ["x"]}, {"importance_score": 11}]:
+        assert drive("POST", "/api/v1/memories", json=bad).status_code == 422
+    assert drive("POST", "/api/v1/memories", content=b"{not json").status_code == 422
+
+    two = {"memories": [{"content": "Tea at five"}, {"content": "Coffee at nine"}]}
+    assert drive("POST", "/api/v1/memories/batch", json=two).status_code == 201
+    one_bad = {"memories": [{"content": "fine"}, {"content": ""}]}
+    refused = drive("POST", "/api/v1/memories/batch", json=one_bad)
+    assert refused.json()["error"]["field"] == "memories[1].content"
+    return str(moved["id"])
+
+
+def read(drive: Driver, fact_id: str) -> None:
+    """Search with the turns around its hits, history, and bad reads."""
+    around = {"query": "where does Melanie live", "top_k": 1, "prev_turns": 1, "next_turns": 1}
+    found = drive("POST", "/api/v1/search", json=around)
+    assert found.json()["results"] and found.json()["related"], found.text
+    for bad in [{"query": "x", "top_k": 0}, {"query": "x", "colour": 1}, {}, []]:
+        assert drive("POST", "/api/v1/search", json=bad).status_code == 422
+    assert len(drive("GET", f"/api/v1/memories/{fact_id}/history").json()["history"]) == 2
+    assert drive("GET", "/api/v1/memories/no-such-id/history").status_code == 404
+
+
+def refuse_bodies(drive: Driver) -> None:
+    """What the middlewares refuse before a route runs: a lone surrogate, a body too large."""
+    surrogate = b'{"content": "broken \\ud800 text"}'
+    huge = json.dumps({"content": "x" * 1_100_000}).encode()
+    typed = {"Content-Type": "application/json"}
+    for path in ["/api/v1/memories", "/api/v1/memories/batch", "/api/v1/search"]:
+        assert drive("POST", path, content=surrogate, headers=typed).status_code == 400
+        assert drive("POST", path, content=huge, headers=typed).status_code == 413
+
+
+def refuse_callers(drive: Driver, token: str, fact_id: str) -> None:
+    """On a server that requires keys: no key (401), a key of another scope (403)."""
+    keyed = {"Authorization": f"Bearer {token}"}
+    for method, path, body in [
+        ("POST", "/api/v1/memories", {"content": "x"}),
+        ("POST", "/api/v1/memories/batch", {"memories": [{"content": "x"}]}),
+        ("POST", "/api/v1/search", {"query": "x"}),
+        ("GET", f"/api/v1/memories/{fact_id}/history", None),
+    ]:
+        assert drive(method, path, json=body).status_code == 401
+        assert drive(method, path, json=body, headers=keyed).status_code == 403
+
+
+@pytest.fixture(scope="module")
+def answers(
+    server_url: str, secured: tuple[Starlette, str], db: Database
+) -> Iterator[list[Answer]]:
+    """Every route, through its successes and errors, on the real service (module scope: the
+    tests below read the same answers)."""
+    scope = f"test-{uuid.uuid4().hex[:12]}"
+    keys: KeyStore = secured[0].state.gate.keys
+    key, token = keys.create([f"{scope}-other"], "writer")
+    found: list[Answer] = []
+    try:
+        with httpx.Client(base_url=server_url, timeout=120) as http:
+            drive = Driver(found, http, scope)
+            for path in ["/healthz", "/metrics", "/openapi.json"]:
+                assert drive("GET", path).status_code == 200
+            fact_id = write(drive)
+            read(drive, fact_id)
+            refuse_bodies(drive)
+        with httpx.Client(base_url=secured[1], timeout=120) as http:
+            refuse_callers(Driver(found, http, scope), token, fact_id)
+        yield found
+    finally:
+        keys.delete(key.id)
+        db.write("scope_delete", {"scope": scope})
+
+
+def operation_of(doc: dict[str, Any], answer: Answer) -> tuple[str, dict[str, Any]]:
+    for template, methods in doc["paths"].items():
+        pattern = re.sub(r"\{[^}]+\}", "[^/]+", template)
+        if re.fullmatch(pattern, answer.path) and answer.method.lower() in methods:
+            return template, methods[answer.method.lower()]
+    raise AssertionError(f"{answer.method} {answer.path} is not in the document")
+
+
+def offset_date_time(value: object) -> bool:
+    """RFC 3339's date-time: ISO 8601 with its offset."""
+    return not isinstance(value, str) or datetime.fromisoformat(value).tzinfo is not None
+
+
+def validator(doc: dict[str, Any], schema: dict[str, Any]) -> Draft202012Validator:
+    """`schema` with the document's components beside it, where its `$ref`s point."""
+    checker = FormatChecker()
+    checker.checks("date-time", raises=ValueError)(offset_date_time)
+    return Draft202012Validator({**schema, "components": doc["components"]}, format_checker=checker)
+
+
+def test_every_answer_matches_its_documented_schema(
+    answers: list[Answer], doc: dict[str, Any]
+) -> None:
+    assert len(answers) > 30
+    for answer in answers:
+        _, op = operation_of(doc, answer)
+        status = str(answer.response.status_code)
+        where = f"{answer.method} {answer.path} answered {status}"
+        assert status in op["responses"], f"{where}, which the document does not list"
+        content = op["responses"][status]["content"]
+        media = answer.response.headers["content-type"].split(";")[0]
+        assert media in content, f"{where} as {media}"
+        body = answer.response.json() if media == "application/json" else answer.response.text
+        errors = list(validator(doc, content[media]["schema"]).iter_errors(body))
+        assert errors == [], f"{where}: {[e.message for e in errors]}"
+
+
+def test_every_documented_answer_was_produced(answers: list[Answer], doc: dict[str, Any]) -> None:
+    produced = set()
+    for answer in answers:
+        template, _ = operation_of(doc, answer)
+        produced.add((answer.method.lower(), template, str(answer.response.status_code)))
+    documented = {
+        (method, template, status)
+        for template, methods in doc["paths"].items()
+        for method, op in methods.items()
+        for status in op["responses"]
+        if status not in UNDRIVEN
+    }
+    assert sorted(documented - produced) == []
+
+
+def test_a_drifting_answer_fails_the_check(doc: dict[str, Any]) -> None:
+    """The check bites: a memory record with a field too many, or a date without its offset."""
+    schema = doc["paths"]["/api/v1/memories"]["post"]["responses"]["201"]["content"]
+    check = validator(doc, schema["application/json"]["schema"])
+    record = {
+        "id": "f1",
+        "partition_id": "default",
+        "content": "x",
+        "importance_score": 5.0,
+        "tags": [],
+        "metadata": {},
+        "source": None,
+        "created_at": "2026-01-01T10:00:00+00:00",
+        "updated_at": None,
+        "last_accessed_at": None,
+        "access_count": 0,
+        "expires_at": None,
+        "decision": "insert",
+        "matched_id": None,
+    }
+    assert list(check.iter_errors(record)) == []
+    assert list(check.iter_errors({**record, "colour": "red"}))
+    assert list(check.iter_errors({**record, "created_at": "2026-01-01T10:00:00"}))
+    assert list(check.iter_errors({**record, "decision": "maybe"}))
