@@ -115,6 +115,8 @@ class SearchHit(TypedDict):
     recency_score: float
     importance_score_normalized: float
     relevance_score: float
+    """The chance, 0..1, that the memory answers the query, from the memory and the query
+    alone (the relevance model, docs/search.md): what `threshold` compares."""
 
 
 @body_schema
