@@ -270,6 +270,18 @@ def test_keys_are_checked_per_project_and_role(
         other = MemoryClient(api_key=reader, host=url)
         with pytest.raises(MemoryNotFoundError):  # another project's memory does not exist
             other.get(kim)
+        # Naming the other project is refused before anything is looked up: the same answer
+        # for a memory that exists and one that does not.
+        asked = [
+            httpx.get(
+                f"{url}/v1/memories/{memory_id}/",
+                headers={"Authorization": f"Token {reader}", "X-Scope": mine},
+                timeout=60,
+            )
+            for memory_id in (kim, str(uuid.uuid4()))
+        ]
+        assert [a.status_code for a in asked] == [403, 403]
+        assert asked[0].text == asked[1].text and kim not in asked[0].text
         with pytest.raises(AuthenticationError):  # a reader may not write
             other.add("Lu keeps ants", user_id="lu", infer=False)
         with pytest.raises(ValueError, match="not valid"):  # the constructor's ping

@@ -22,10 +22,18 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graph.auth.roles import ANY_SCOPE, PREFIX_GRANT
+from graph.auth.roles import (
+    ANY_SCOPE,
+    PREFIX_GRANT,
+    SCOPE_FORBIDDEN,
+    ApiKey,
+    Forbidden,
+    granted_covers,
+)
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.mem0 import Caller, Project
 from graph.mem0.base import ACTOR
+from graph.mem0.entities import namespace_prefix, owner_scope
 from resolvers.context import authorize, memory_of, principal_of
 
 Handler = Callable[[Request], Awaitable[Response]]
@@ -59,16 +67,30 @@ def project_name(request: Request, body: Mapping[str, Any] | None = None) -> str
 
 
 def project_of(request: Request, body: Mapping[str, Any] | None = None) -> Project:
-    """The caller's project; Unauthenticated first when the request may not be served at all."""
+    """The caller's project; Unauthenticated first when the request may not be served at all,
+    and Forbidden, before anything is looked up, for a key that reaches none of its scopes (so
+    that nothing is learnt of another project's memories, not even that an id exists)."""
     authorize(request, None, "reader")
     key = principal_of(request)
+    name = project_name(request, body)
+    if key is not None and not reaches(key, name):
+        raise Forbidden(SCOPE_FORBIDDEN)
     return Project(
         memory_of(request),
-        project_name(request, body),
+        name,
         Caller(
             lambda scope, role: authorize(request, scope, role),
             actor=key.id if key is not None else ACTOR,
         ),
+    )
+
+
+def reaches(key: ApiKey, project: str) -> bool:
+    """Whether the key may use some scope of the project (all of them, or some owners')."""
+    prefix = namespace_prefix(project)
+    return any(
+        granted_covers(granted, owner_scope(project, "user", "*")) or granted.startswith(prefix)
+        for granted in key.scopes
     )
 
 

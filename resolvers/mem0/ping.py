@@ -7,10 +7,10 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from graph.auth.roles import ApiKey, Forbidden, granted_covers
+from graph.auth.roles import Forbidden
 from graph.mem0.entities import namespace_prefix, owner_scope
 from resolvers.context import authorize, principal_of
-from resolvers.mem0.http import answer, project_name, route
+from resolvers.mem0.http import answer, project_name, reaches, route
 from resolvers.mem0.memories import QUERY
 from resolvers.mem0.requests import known
 from resolvers.mem0.shapes import Ping
@@ -40,13 +40,4 @@ async def ping(request: Request) -> Response:
             project_id=project,
             user_email=email,
         )
-    )
-
-
-def reaches(key: ApiKey, project: str) -> bool:
-    """Whether the key may use some scope of the project (all of them, or some owners')."""
-    prefix = namespace_prefix(project)
-    return any(
-        granted_covers(granted, f"{prefix}user:probe") or granted.startswith(prefix)
-        for granted in key.scopes
     )
