@@ -17,7 +17,6 @@ from starlette.responses import Response
 
 from graph.errors import ValidationError
 from graph.mem0 import Project
-from graph.mem0.filters import Filter
 from graph.mem0.writing import Added, Change
 from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
 from graph.write.facts import Fact
@@ -183,15 +182,11 @@ async def _listed(
     size = integer(values, "page_size", 100, 1, MAX_PAGE_SIZE)
     where = requests.search_filter(values)
     show_expired = boolean(values, "show_expired", False)
-    facts: list[Fact] = await call(_select, project, where, show_expired)
+    facts = await call(project.select, where, show_expired=show_expired)
     records = [memory_record(f, project.ids(f)) for f in facts]
     if not paged:
         return answer(records)
     return answer(page_of(request, records, page, size))
-
-
-def _select(project: Project, where: Filter, show_expired: bool) -> list[Fact]:
-    return project.select(where, show_expired=show_expired)
 
 
 def page_of(request: Request, records: Sequence[MemoryRecord], page: int, size: int) -> Page:
