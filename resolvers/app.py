@@ -1,6 +1,7 @@
 """The Starlette application: GraphQL at /graphql (GraphiQL in a browser, subscriptions over a
-WebSocket: resolvers/subscriptions.py), REST under /api/ (described at /openapi.json), MCP at
-/mcp, the console for people at /console, /healthz, /metrics.
+WebSocket: resolvers/subscriptions.py), REST under /api/ (described at /openapi.json), mem0's
+API under /v1/, /v2/, /v3/ (resolvers/mem0/), MCP at /mcp, the console for people at /console,
+/healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
@@ -46,6 +47,7 @@ from resolvers.context import Gate, memory_of
 from resolvers.cors import Cors
 from resolvers.graphiql import assets_route
 from resolvers.mcp_server.http import McpEndpoints
+from resolvers.mem0.routes import routes as mem0_routes
 from resolvers.observe import (
     AuthMiddleware,
     BodyLimit,
@@ -194,6 +196,7 @@ def create_app(
         *rest.routes,
         *rest_memories.routes,
         *openapi.routes,
+        *mem0_routes,
     ]
     # Outermost: a preflight is answered before any limit or key check (a browser sends no
     # key with it), and every answer, a 401 or 503 included, carries the headers that let the

@@ -19,7 +19,7 @@ from starlette.types import Scope
 from strawberry.types import Info
 
 from graph.auth.apikeys import KeyStore
-from graph.auth.roles import ANY_SCOPE, ApiKey, Role, Unauthenticated, check, is_loopback
+from graph.auth.roles import ApiKey, Role, Unauthenticated, check, is_loopback
 from graph.memory import Memory
 
 P = ParamSpec("P")
@@ -65,10 +65,13 @@ def set_principal(scope: Scope, key: ApiKey) -> None:
 
 
 def api_key_of(request: HTTPConnection) -> str | None:
-    """The key a caller sent: `Authorization: Bearer <key>` or `X-API-Key: <key>`."""
+    """The key a caller sent: `Authorization: Bearer <key>`, `Authorization: Token <key>`
+    (what mem0's clients send, resolvers/mem0/) or `X-API-Key: <key>`."""
     header = request.headers.get("authorization")
-    if header and header[:7].lower() == "bearer ":
-        return header[7:].strip() or None
+    if header:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() in ("bearer", "token"):
+            return token.strip() or None
     return request.headers.get("x-api-key") or None
 
 
@@ -108,8 +111,8 @@ def rest_scope(request: Request) -> str:
     if named:
         return named
     key = principal_of(request)
-    if key is not None and len(key.scopes) == 1 and key.scopes[0] != ANY_SCOPE:
-        return key.scopes[0]
+    if key is not None and key.only_scope is not None:
+        return key.only_scope
     default: str = request.app.state.default_scope
     return default
 

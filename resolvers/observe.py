@@ -29,6 +29,7 @@ from graph.auth.roles import Forbidden, Unauthenticated
 from graph.errors import DatabaseUnavailable, FactgraphError
 from graph.observability import metrics, tracing
 from resolvers.context import Gate, api_key_of, set_principal
+from resolvers.mem0 import paths as mem0_paths
 from resolvers.types import RememberResult
 
 access_log = logging.getLogger("factgraph.access")
@@ -49,13 +50,18 @@ def route_label(path: str) -> str:
         return path
     if path.startswith("/api/"):
         return "/" + "/".join(path.strip("/").split("/")[:3])
+    if mem0_paths.is_mem0_path(path):
+        return mem0_paths.route_label(path)
     return "other"
 
 
 def serves_data(scope: Scope) -> bool:
-    """/graphql, /api/ and /mcp: the routes that reach tenant data (the GraphiQL page does not)."""
+    """/graphql, /api/, /mcp and mem0's routes: those that reach tenant data (the GraphiQL page
+    does not)."""
     path: str = scope["path"]
     if path.startswith("/api/") or path == "/mcp" or path.startswith("/mcp/"):
+        return True
+    if mem0_paths.is_mem0_path(path):
         return True
     if path == "/graphql":
         return not (scope["method"] == "GET" and not scope.get("query_string"))
@@ -63,13 +69,16 @@ def serves_data(scope: Scope) -> bool:
 
 
 def error_body(path: str, code: str, message: str, request_id: str | None) -> bytes:
-    """GraphQL-shaped errors on /graphql, `{"error": {...}}` elsewhere; never a traceback."""
+    """GraphQL-shaped errors on /graphql, `{"error": {...}}` elsewhere (with mem0's `detail`
+    beside it on mem0's routes, which its clients show); never a traceback."""
     detail: dict[str, Any] = {"code": code, "message": message}
     if request_id:
         detail["request_id"] = request_id
     if path.startswith("/graphql"):
         extensions = {k: v for k, v in detail.items() if k != "message"}
         return json.dumps({"errors": [{"message": message, "extensions": extensions}]}).encode()
+    if mem0_paths.is_mem0_path(path):
+        return json.dumps({"detail": message, "error": detail}).encode()
     return json.dumps({"error": detail}).encode()
 
 

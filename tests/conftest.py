@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -58,6 +59,15 @@ _server_of_this_worker()
 # raises the server's notifications as warnings; pyproject's filterwarnings makes a deprecation
 # an error, so a deprecated procedure or syntax on any path a test takes fails that test.
 os.environ["FACTGRAPH_NEO4J_NOTIFICATION_WARNINGS"] = "1"
+
+# mem0's clients (tests/test_mem0_*.py) report usage to PostHog unless told not to, and keep a
+# config file in ~/.mem0: neither may leave the machine or the tree. Set before any test module
+# imports them (they read it at import), and inherited by the 1.x and JavaScript clients'
+# processes. Lower case: the JavaScript client compares with "false" exactly.
+os.environ["MEM0_TELEMETRY"] = "false"
+os.environ.setdefault(
+    "MEM0_DIR", str(Path(__file__).resolve().parent.parent / ".factgraph" / "mem0")
+)
 
 
 # Tests that start a server of their own or load one hard: under `pytest -n` (make test) they

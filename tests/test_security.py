@@ -165,6 +165,25 @@ def test_a_wildcard_key_reaches_every_scope_and_x_api_key_works(
         assert response.status_code == 200 and response.json()["data"]["fact"] is None
 
 
+def test_a_prefix_key_reaches_the_scopes_under_its_prefix_only(
+    client: httpx.Client, keys: Keys, scope: str
+) -> None:
+    """`acme/*` grants `acme/alice` and `acme/user:bob` (mem0's users of project acme), not
+    `acme` itself nor `acmex/alice`; a call naming no scope gets none of them by default."""
+    _, token = keys.create([f"{scope}/*"], "reader")
+
+    def status(name: str) -> int:
+        code: int = post(client, GET, token, scope=name, id="x").status_code
+        return code
+
+    assert status(f"{scope}/alice") == 200 and status(f"{scope}/user:bob") == 200
+    assert status(scope) == 403 and status(f"{scope}x/alice") == 403
+    unnamed = client.post(
+        "/api/v1/search", json={"query": "x"}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert unnamed.status_code == 403
+
+
 def test_health_and_metrics_stay_open_and_the_graphiql_page_needs_no_key(
     client: httpx.Client,
 ) -> None:

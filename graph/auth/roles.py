@@ -1,6 +1,7 @@
 """Who may do what: roles, the auth mode of a server, and the scope/role check.
 
-A caller presents an API key bound to a set of scopes and one role. Roles are ordered
+A caller presents an API key bound to a set of scopes (names, `*` for any, or `prefix/*` for
+every scope under a prefix) and one role. Roles are ordered
 reader < writer < admin; an operation names the least role it needs (purge, validate, reject
 and import need admin). The answers are deliberately terse: a key used outside its scopes gets
 the same 403 whether the other scope exists, is empty or is full, so nothing leaks about it.
@@ -17,6 +18,10 @@ from functools import lru_cache
 from graph.errors import FactgraphError
 
 ANY_SCOPE = "*"
+# A key scope ending in this grants every scope under a prefix: `acme/*` allows `acme/alice`
+# and `acme/user:bob`, not `acme` itself (the mem0-compatible routes keep each user of a
+# project in a scope of its own, resolvers/mem0/).
+PREFIX_GRANT = "/*"
 
 
 class Role(enum.IntEnum):
@@ -71,7 +76,27 @@ class ApiKey:
         return self.revoked_at is not None
 
     def allows_scope(self, scope: str) -> bool:
-        return ANY_SCOPE in self.scopes or scope in self.scopes
+        return any(granted_covers(granted, scope) for granted in self.scopes)
+
+    @property
+    def only_scope(self) -> str | None:
+        """The one scope this key names, when it names exactly one (not `*`, not a prefix):
+        what a call that names no scope works on."""
+        if len(self.scopes) != 1 or is_pattern(self.scopes[0]):
+            return None
+        return self.scopes[0]
+
+
+def is_pattern(granted: str) -> bool:
+    """`*` (any scope) or `prefix/*` (every scope under the prefix)."""
+    return granted == ANY_SCOPE or granted.endswith(PREFIX_GRANT)
+
+
+def granted_covers(granted: str, scope: str) -> bool:
+    """Whether a key scope (a name, `*` or `prefix/*`) covers `scope`."""
+    if granted in (ANY_SCOPE, scope):
+        return True
+    return granted.endswith(PREFIX_GRANT) and scope.startswith(granted[:-1])
 
 
 def check(key: ApiKey, scope: str | None, role: Role | str) -> None:

@@ -28,7 +28,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from graph.auth.roles import ANY_SCOPE, Role, Unauthenticated
+from graph.auth.roles import Role, Unauthenticated
 from graph.errors import FactgraphError, ValidationError
 from graph.memory import Memory
 from graph.write.validation import check_scope
@@ -56,8 +56,8 @@ def bound_scope(connection: HTTPConnection) -> str:
     if named:
         return check_scope(named)
     key = principal_of(connection)
-    if key is not None and len(key.scopes) == 1 and key.scopes[0] != ANY_SCOPE:
-        return key.scopes[0]
+    if key is not None and key.only_scope is not None:
+        return key.only_scope
     raise ValidationError(
         "scope",
         "send the X-Scope header (or ?scope=NAME) to choose which memory this connection uses",

@@ -1,0 +1,8 @@
+// mem0's update of a memory's metadata or expiration date alone, in place: the text, and so
+// the fact, stays the same ($metadata is the JSON text, as graph/storage/store.py writes it).
+MATCH (f:Fact {id: $id})
+WHERE f.scope = $scope AND f.status = 'active'
+SET f.metadata = CASE WHEN $set_metadata THEN $metadata ELSE f.metadata END,
+    f.expires_at = CASE WHEN $set_expires THEN $expires_at ELSE f.expires_at END,
+    f.updated_at = $now
+RETURN f {.*, embedding: null} AS fact

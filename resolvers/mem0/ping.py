@@ -1,0 +1,43 @@
+"""`GET /v1/ping/`: what mem0's clients call when they are constructed, to check the key and
+learn the project it works on (`project_id`), which the 1.x client then sends with every call.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from graph.auth.roles import Forbidden
+from graph.mem0.entities import namespace_prefix, owner_scope
+from resolvers.context import authorize, principal_of
+from resolvers.mem0.http import answer, project_name, reaches, route
+from resolvers.mem0.memories import QUERY
+from resolvers.mem0.requests import known
+from resolvers.mem0.shapes import Ping
+
+ORGANISATION = "factgraph"
+
+
+@route
+async def ping(request: Request) -> Response:
+    known(request.query_params, QUERY)
+    authorize(request, None, "reader")
+    project = project_name(request)
+    key = principal_of(request)
+    if key is not None and not reaches(key, project):
+        raise Forbidden(
+            f"this API key reaches no scope of project {project!r}, whose users live in scopes "
+            f"{owner_scope(project, 'user', '<id>')!r}: create one with "
+            f"`factgraph keys create --scope '{namespace_prefix(project)}*'`"
+        )
+    label = key.label if key is not None else None
+    email = label if label is not None and "@" in label else None
+    return answer(
+        Ping(
+            status="ok",
+            message=f"factgraph serves mem0's API for project {project!r}",
+            org_id=ORGANISATION,
+            project_id=project,
+            user_email=email,
+        )
+    )
