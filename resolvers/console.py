@@ -18,6 +18,7 @@ from starlette.staticfiles import StaticFiles
 
 CONSOLE_PATH = "/console"
 CONSOLE_DIR = Path(__file__).parent / "static" / "console"
+ICON_DIR = Path(__file__).parent / "static"
 
 # The page may run only its own scripts and styles and talk only to its own origin: a fact's
 # text is shown as text, and this is the second fence should that ever slip.
@@ -30,6 +31,15 @@ _HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
+_ICON_HEADERS = {"Cache-Control": "public, max-age=86400", "X-Content-Type-Options": "nosniff"}
+
+
+async def favicon(request: Request) -> Response:
+    """The service's icon, so that no page load (the console's, a browser's own request for
+    /favicon.ico on any page) ends in a 404: ICO at /favicon.ico, SVG at /favicon.svg."""
+    name = request.url.path.removeprefix("/")
+    media_type = "image/svg+xml" if name.endswith(".svg") else "image/x-icon"
+    return FileResponse(ICON_DIR / name, media_type=media_type, headers=_ICON_HEADERS)
 
 
 async def page(_: Request) -> Response:
@@ -50,6 +60,8 @@ class _Assets(StaticFiles):
 
 
 routes = [
+    Route("/favicon.ico", favicon, methods=["GET", "HEAD"]),
+    Route("/favicon.svg", favicon, methods=["GET", "HEAD"]),
     Route(CONSOLE_PATH, page, methods=["GET", "HEAD"]),
     Route(f"{CONSOLE_PATH}/", slash, methods=["GET", "HEAD"]),
     Mount(f"{CONSOLE_PATH}/assets", app=_Assets(directory=CONSOLE_DIR), name="console-assets"),

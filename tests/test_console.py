@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -469,3 +470,20 @@ def test_the_page_itself_needs_no_key_and_may_only_talk_to_its_own_origin(
         assert script.status_code == 200 and "javascript" in script.headers["content-type"]
         data = client.post("/graphql", json={"query": "{ health { ok } }"})
         assert data.status_code == 401  # the API behind it still wants a key
+
+
+def test_every_page_has_an_icon_so_no_page_load_ends_in_a_404(
+    secured: tuple[Starlette, str],
+) -> None:
+    """Browsers ask for /favicon.ico on any page; the console names its icon itself. Neither
+    needs a key."""
+    with httpx.Client(base_url=secured[1], timeout=30) as client:
+        ico = client.get("/favicon.ico")
+        assert ico.status_code == 200 and ico.headers["content-type"] == "image/x-icon"
+        assert ico.content[:4] == b"\x00\x00\x01\x00"  # an ICO header, one image
+        page = client.get("/console").text
+        named = re.findall(r'<link rel="icon" href="([^"]+)" type="([^"]+)"', page)
+        assert named == [("/favicon.svg", "image/svg+xml")]
+        svg = client.get("/favicon.svg")
+        assert svg.status_code == 200 and svg.headers["content-type"] == "image/svg+xml"
+        assert svg.text.startswith("<svg")
