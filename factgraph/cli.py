@@ -29,6 +29,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn
 
     from graph.auth.roles import auth_required
+    from graph.observability import otel
     from graph.observability.logs import setup_logging
     from resolvers.app import create_app, describe_auth
 
@@ -43,6 +44,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     )
     print(f"factgraph: {describe_auth(required, settings.host)}", file=sys.stderr)
     setup_logging(args.log_level, settings.log_format)
+    otel.install_from_env(os.environ)  # OTEL_EXPORTER_OTLP_ENDPOINT etc., with factgraph[otel]
     uvicorn.run(create_app(settings=settings), **server_options(settings, args.log_level))
     return 0
 
@@ -50,6 +52,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     """MCP over stdio: starts or reuses the local Neo4j exactly as `serve` does."""
     from graph.auth.roles import Role
+    from graph.observability import otel
     from graph.observability.logs import setup_logging
     from resolvers.mcp_server.stdio import run_stdio
     from resolvers.mcp_server.toolsets import tool_set
@@ -63,6 +66,7 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     tools = tool_set(args.tools or os.environ.get("FACTGRAPH_MCP_TOOLS") or "factgraph")
     tools = tools.prefixed(args.namespace or os.environ.get("FACTGRAPH_MCP_NAMESPACE") or "")
     setup_logging(args.log_level, settings.log_format)  # log lines go to stderr
+    otel.install_from_env(os.environ)
     ensure_neo4j(settings)
     print(
         f"factgraph: MCP on stdio, scope {scope!r}, role {role.label}, tools {tools.name}",

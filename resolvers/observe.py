@@ -14,9 +14,13 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
+from http import HTTPStatus
 from typing import Any
 
 from graphql import GraphQLError
+from opentelemetry.trace import Status, StatusCode
+from opentelemetry.util.types import AttributeValue
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.requests import HTTPConnection
@@ -85,6 +89,7 @@ def error_body(path: str, code: str, message: str, request_id: str | None) -> by
 async def send_error(
     scope: Scope, send: Send, status: int, code: str, message: str, **headers: str
 ) -> None:
+    note_error(code, message)
     body = error_body(scope.get("path", ""), code, message, scope.get("factgraph.request_id"))
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.replace("_", "-").lower().encode(), v.encode()) for k, v in headers.items()]
@@ -92,11 +97,56 @@ async def send_error(
     await send({"type": "http.response.body", "body": body})
 
 
+# The error code and message the request being served is answered with, noted by whichever
+# layer answered it so, for its access-log line. A list, so that a note made in a copied
+# context (the thread pool, an MCP call's task) reaches the request that set it.
+_noted: ContextVar[list[tuple[str, str]] | None] = ContextVar("factgraph_error_code", default=None)
+_MAX_LOGGED_MESSAGE = 500
+
+
+def note_error(code: str, message: str) -> None:
+    """Note the error code this request is answered with, for its one access-log line (which
+    then carries `code` and `error`; the first note of a request is kept).
+
+    For a request refused for something the client can fix (bad input, an unknown id, a
+    missing role), for load, or while Neo4j is away, this note is all that is logged: INFO
+    (WARNING for a 5xx), never ERROR, which is kept for the service's own faults, logged
+    with their traceback where they happen. Outside an HTTP request (a subscription's
+    messages, MCP on stdio) the note is an INFO line of its own.
+    """
+    noted = _noted.get()
+    if noted is None:
+        access_log.info(
+            "answered %s: %s",
+            code,
+            message[:_MAX_LOGGED_MESSAGE],
+            extra={"code": code, "error": message[:_MAX_LOGGED_MESSAGE]},
+        )
+    elif not noted:
+        noted.append((code, message))
+
+
+def _status_name(status: int) -> tuple[str, str]:
+    """A code and message for an error answer no layer of ours noted: BAD_REQUEST, ..."""
+    try:
+        known = HTTPStatus(status)
+    except ValueError:
+        return f"HTTP_{status}", f"HTTP {status}"
+    return known.name, known.phrase
+
+
+def _span_name(method: str, route: str) -> str:
+    return method if route == "other" else f"{method} {route}"
+
+
 class RequestObserver:
-    """Outermost layer: X-Request-ID in and out, one JSON access-log line, HTTP metrics.
+    """Outermost layer: X-Request-ID in and out, the request's span, one JSON access-log
+    line, HTTP metrics.
 
     An exception nothing else handled becomes a 500 whose body names the request id (so an
-    operator can find the traceback in the log) and nothing else.
+    operator can find the traceback in the log) and nothing else: that, and the service's own
+    faults elsewhere, are the only ERROR lines. A request refused for the client's mistake is
+    one INFO line with its `code` (`note_error`); 5xx answers are WARNING.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -106,13 +156,26 @@ class RequestObserver:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        incoming = HTTPConnection(scope).headers.get("x-request-id", "")
+        headers = HTTPConnection(scope).headers
+        incoming = headers.get("x-request-id", "")
         rid = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex
         scope["factgraph.request_id"] = rid
         token = tracing.request_id.set(rid)
+        noted: list[tuple[str, str]] = []
+        noting = _noted.set(noted)
         started = time.perf_counter()
         status = 500
         response_started = False
+        method, path = scope["method"], scope["path"]
+        route = route_label(path)
+        attributes: dict[str, AttributeValue] = {
+            "http.request.method": method,
+            "url.path": path,
+            "url.scheme": scope.get("scheme", "http"),
+            "factgraph.request_id": rid,
+        }
+        if route != "other":
+            attributes["http.route"] = route
 
         async def observed_send(message: Message) -> None:
             nonlocal status, response_started
@@ -122,34 +185,49 @@ class RequestObserver:
                 MutableHeaders(scope=message).append("X-Request-ID", rid)
             await send(message)
 
-        try:
-            await self.app(scope, receive, observed_send)
-        except Exception:
-            log.exception("unhandled error in %s %s", scope["method"], scope["path"])
-            if not response_started:
-                await send_error(
-                    scope, observed_send, 500, "INTERNAL_SERVER_ERROR", "Internal server error"
-                )
-        finally:
-            elapsed = time.perf_counter() - started
-            route = route_label(scope["path"])
-            metrics.HTTP_REQUESTS.labels(route, scope["method"], str(status)).inc()
-            metrics.HTTP_LATENCY.labels(route, scope["method"]).observe(elapsed)
-            client = scope.get("client")
-            access_log.info(
-                "%s %s %s",
-                scope["method"],
-                scope["path"],
-                status,
-                extra={
-                    "method": scope["method"],
-                    "path": scope["path"],
+        with tracing.server_span(_span_name(method, route), headers, attributes) as span:
+            try:
+                await self.app(scope, receive, observed_send)
+            except Exception as exc:
+                log.exception("unhandled error in %s %s", method, path)
+                span.record_exception(exc)
+                if not response_started:
+                    await send_error(
+                        scope, observed_send, 500, "INTERNAL_SERVER_ERROR", "Internal server error"
+                    )
+            finally:
+                elapsed = time.perf_counter() - started
+                metrics.HTTP_REQUESTS.labels(route, method, str(status)).inc()
+                metrics.HTTP_LATENCY.labels(route, method).observe(elapsed)
+                client = scope.get("client")
+                extra: dict[str, Any] = {
+                    "method": method,
+                    "path": path,
                     "status": status,
                     "duration_ms": round(elapsed * 1000, 2),
                     "client": client[0] if client else None,
-                },
-            )
-            tracing.request_id.reset(token)
+                }
+                if not noted and status >= 400:  # refused by a library (strawberry, the MCP SDK)
+                    noted.append(_status_name(status))
+                if noted:
+                    code, message = noted[0]
+                    extra.update(code=code, error=message[:_MAX_LOGGED_MESSAGE])
+                    span.set_attribute("factgraph.error.code", code)
+                span.set_attribute("http.response.status_code", status)
+                if status >= 500:
+                    span.set_attribute("error.type", str(status))
+                    span.set_status(Status(StatusCode.ERROR))
+                access_log.log(
+                    logging.WARNING if status >= 500 else logging.INFO,
+                    "%s %s %s%s",
+                    method,
+                    path,
+                    status,
+                    f" {extra['code']}" if noted else "",
+                    extra=extra,
+                )
+                _noted.reset(noting)
+                tracing.request_id.reset(token)
 
 
 class _TooLarge(Exception):

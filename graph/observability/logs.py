@@ -1,8 +1,9 @@
 """Structured logs: one JSON object per line, each carrying the request id it belongs to.
 
 Operators ship these lines to a log store and join them on `request_id` (the same value the
-client sent or received in X-Request-ID). `FACTGRAPH_LOG_FORMAT=text` gives plain lines for a
-terminal.
+client sent or received in X-Request-ID), and on `trace_id` / `span_id` with the traces of the
+same request (graph/observability/tracing.py: present when the request is traced, or when the
+caller sent a `traceparent`). `FACTGRAPH_LOG_FORMAT=text` gives plain lines for a terminal.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ class JsonFormatter(logging.Formatter):
         rid = getattr(record, "request_id", None) or tracing.request_id.get()
         if rid:
             entry["request_id"] = rid
+        traced = tracing.ids()
+        if traced is not None:
+            entry["trace_id"], entry["span_id"] = traced
         for key, value in record.__dict__.items():
             if key not in _STANDARD and key not in entry:
                 entry[key] = value

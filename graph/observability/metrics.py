@@ -80,15 +80,15 @@ def _observe_query(name: str, seconds: float) -> None:
     NEO4J_QUERY.labels(name).observe(seconds)
 
 
-def _observe_span(span: tracing.Span) -> None:
-    STAGE_LATENCY.labels(span.name, "error" if span.error else "ok").observe(span.duration)
+def _observe_stage(name: str, seconds: float, failed: bool) -> None:
+    STAGE_LATENCY.labels(name, "error" if failed else "ok").observe(seconds)
 
 
 def instrument(db: Database) -> None:
     """Time every query of `db` and every traced stage; idempotent."""
     if _observe_query not in db.query_hooks:
         db.query_hooks.append(_observe_query)
-    tracing.add_listener(_observe_span)
+    tracing.add_listener(_observe_stage)
 
 
 def record_decision(kind: str) -> None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.config import DEFAULT_NEAR_DUPLICATE, Settings
+from graph.observability import tracing
 from graph.platform import model_sources
 
 DEFAULT_MODEL = "local/e5-small-v2-int8"
@@ -168,8 +169,9 @@ class Embedder:
         order = length_order(texts)
         items = [self.doc_prefix + texts[i] for i in order]
         vectors: list[list[float]] = [[] for _ in texts]
-        for i, vector in zip(order, self._model.embed(items, batch_size=size), strict=True):
-            vectors[i] = vector.tolist()
+        with tracing.model_span("embeddings", self.name, len(items)):
+            for i, vector in zip(order, self._model.embed(items, batch_size=size), strict=True):
+                vectors[i] = vector.tolist()
         return vectors
 
     def embed_one(self, text: str) -> list[float]:
@@ -179,7 +181,8 @@ class Embedder:
     def embed_query(self, text: str) -> tuple[float, ...]:
         """A query vector, cached: agents repeat queries, and the model is the slow part."""
         model = self._queries()
-        return tuple(next(iter(model.query_embed(self.query_prefix + text))).tolist())
+        with tracing.model_span("embeddings", self.name, 1):
+            return tuple(next(iter(model.query_embed(self.query_prefix + text))).tolist())
 
     def warm_queries(self) -> None:
         """Load the query session now: a service does so at start-up, so that its first search

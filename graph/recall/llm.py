@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from graph.config import LLMSettings
+from graph.observability import tracing
 from graph.recall.providers import Grade
 from graph.write.facts import Fact
 
@@ -65,6 +66,10 @@ class ChatClient:
         }
         if json_mode:
             body["response_format"] = {"type": "json_object"}
+        with tracing.model_span("chat", self.settings.model, len(body["messages"])):
+            return self._post(body, cancel)
+
+    def _post(self, body: dict[str, Any], cancel: threading.Event | None) -> str:
         last = "no attempt made"
         for attempt in range(self.settings.max_retries + 1):
             if cancel is not None and cancel.is_set():

@@ -15,6 +15,7 @@ that serve reads, writes to the leader, and every transaction carries the bookma
 
 from __future__ import annotations
 
+import logging
 import secrets
 import threading
 import time
@@ -28,11 +29,13 @@ from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, Tr
 
 from graph.config import Settings
 from graph.errors import DatabaseUnavailable, ValidationError
+from graph.observability import tracing
 from graph.platform.neo4j_versions import NeoVersion
 from graph.platform.neo4j_versions import parse as parse_version
 from graph.storage import bookmarks, cypher
 
 T = TypeVar("T")
+log = logging.getLogger("factgraph.neo4j")
 
 QueryHook = Callable[[str, float], None]
 
@@ -126,6 +129,8 @@ class Database:
         except Exception as exc:  # any failure to connect keeps the gate closed
             raise self._unavailable(type(exc).__name__) from exc
         with self._gate:
+            if self._down_since is not None:
+                log.info("Neo4j at %s answers again", self.settings.bolt_uri)
             self._down_since = None
 
     def _mark_down(self) -> None:
@@ -133,15 +138,23 @@ class Database:
             if self._down_since is None:
                 self._down_since = time.monotonic()
                 self._next_probe = self._down_since + PROBE_INTERVAL
+                # Once per outage: the requests refused meanwhile (503) are not errors each.
+                log.error(
+                    "Neo4j at %s is unreachable; requests answer 503 until a probe reaches it",
+                    self.settings.bolt_uri,
+                )
 
     @contextmanager
     def _translate(self, what: str) -> Iterator[None]:
+        """One call to Neo4j: a span of its own, timed for the query hooks, and the driver's
+        errors turned into the service's."""
         started = time.perf_counter()
         try:
-            self._check_gate()
-            if self._server is None:
-                self._learn_server()
-            yield
+            with tracing.query_span(what, self.name):
+                self._check_gate()
+                if self._server is None:
+                    self._learn_server()
+                yield
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
             self._mark_down()
             raise self._unavailable(type(exc).__name__) from exc
@@ -271,5 +284,7 @@ class _RetryAsManaged(Exception):
 
 
 def run(tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:
-    """Run a named query inside a transaction function (for multi-statement writes)."""
-    return list(tx.run(cypher.load(name), params))
+    """Run a named query inside a transaction function (for multi-statement writes); a span
+    of its own inside the transaction's."""
+    with tracing.query_span(name):
+        return list(tx.run(cypher.load(name), params))

@@ -133,7 +133,7 @@ class Remembering(Recording):
 
         with tracing.span("remember.transaction", pipeline=full) as traced:
             decision = self._write(work, "remember")
-            traced.set("decision", decision.kind.value)
+            traced.set_attribute("factgraph.decision", decision.kind.value)
         self._published(scope, Action.REMEMBER, decision, actor)
         return decision
 
