@@ -54,6 +54,7 @@ from resolvers.observe import (
     RequestObserver,
     UnicodeGuard,
     error_body,
+    note_error,
 )
 from resolvers.openapi import Reply, described
 from resolvers.schema import schema
@@ -114,6 +115,7 @@ async def factgraph_error(request: Request, exc: Exception) -> Response:
     message = str(exc) if status != 500 else "Internal server error"
     if status == 500:
         log.error("unexpected %s", type(exc).__name__, exc_info=exc)
+    note_error(exc.code, str(exc))
     body = error_body(
         request.url.path, exc.code, message, request.scope.get("factgraph.request_id")
     )

@@ -3,6 +3,10 @@
 Errors factgraph raises on purpose (`graph.errors.FactgraphError`) keep their message and get
 `extensions.code` (and `extensions.field` for bad input). Anything else is logged with its
 traceback on the server and reaches the caller as "Internal server error".
+
+Logging is `log_errors`, in place of strawberry's, which wrote every error at ERROR: a
+client's typo (a syntax error, an empty scope) is the request's one INFO access-log line with
+its code (`resolvers.observe.note_error`); ERROR is kept for the service's own faults.
 """
 
 from __future__ import annotations
@@ -11,12 +15,46 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-from graphql import GraphQLError
+from graphql import GraphQLError, GraphQLSyntaxError
 from strawberry.extensions import SchemaExtension
 
 from graph.errors import FactgraphError, ValidationError
+from resolvers.observe import note_error
 
 log = logging.getLogger("factgraph.graphql")
+
+
+def is_fault(error: GraphQLError) -> bool:
+    """Whether the service got this wrong: an exception nobody raised on purpose. Syntax,
+    validation and coercion errors (graphql-core's and strawberry's) and FactgraphErrors are
+    the caller's to fix, or say that the service is unavailable."""
+    original = error.original_error
+    return original is not None and not isinstance(original, FactgraphError | GraphQLError)
+
+
+def code_of(error: GraphQLError) -> str:
+    """The code a caller or an operator knows this error by (`extensions.code` once shaped)."""
+    original = error.original_error
+    if isinstance(original, FactgraphError):
+        return original.code
+    code = (error.extensions or {}).get("code")
+    if isinstance(code, str):
+        return code
+    if is_fault(error):
+        return "INTERNAL_SERVER_ERROR"
+    if isinstance(error, GraphQLSyntaxError):
+        return "GRAPHQL_PARSE_FAILED"
+    return "GRAPHQL_VALIDATION_FAILED"
+
+
+def log_errors(errors: list[GraphQLError]) -> None:
+    """Each fault once at ERROR with its traceback; the request's first error noted (code and
+    message) for its access-log line."""
+    for error in errors:
+        if is_fault(error):
+            log.error("unexpected error in %s", error.path, exc_info=error.original_error)
+    if errors:
+        note_error(code_of(errors[0]), errors[0].message)
 
 
 def shape(error: GraphQLError) -> GraphQLError:
@@ -31,8 +69,7 @@ def shape(error: GraphQLError) -> GraphQLError:
         if isinstance(original, ValidationError):
             extensions["field"] = original.field
         message = str(original)
-    else:
-        log.error("unexpected error in %s", error.path, exc_info=original)
+    else:  # logged by log_errors, before the errors were shaped
         extensions["code"] = "INTERNAL_SERVER_ERROR"
         message = "Internal server error"
     return GraphQLError(

@@ -28,6 +28,7 @@ from graph.search import SearchOptions, SearchResult
 from graph.search.options import MAX_TOP_K, MAX_TURNS
 from graph.write.facts import Fact
 from resolvers.context import authorize, memory_of, rest_scope
+from resolvers.observe import note_error
 from resolvers.openapi import (
     BAD_INPUT,
     SCOPE_PARAMS,
@@ -244,6 +245,8 @@ async def search(request: Request) -> Response:
 
 
 def error_response(exc: FactgraphError) -> Response:
+    """The REST error body; the code is noted for the request's access-log line (INFO)."""
+    note_error(exc.code, str(exc))
     status = _STATUS.get(exc.code, 400)
     error: ErrorDetail = {"code": exc.code, "message": str(exc)}
     if isinstance(exc, ValidationError):

@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from typing_extensions import TypedDict
 
-from graph.errors import FactgraphError, ValidationError
+from graph.errors import FactgraphError, NotFound, ValidationError
 from graph.write.batch import checked_size
 from graph.write.facts import Decision, DecisionKind, Fact, FactStatus
 from graph.write.validation import MAX_FIELD_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
@@ -302,10 +302,7 @@ async def history(request: Request) -> Response:
     except FactgraphError as exc:
         return error_response(exc)
     if not chain:
-        missing: ErrorBody = {
-            "error": {"code": "NOT_FOUND", "message": "no memory with this id in this scope"}
-        }
-        return JSONResponse(missing, status_code=404)
+        return error_response(NotFound("no memory with this id in this scope"))
     answer: HistoryResponse = {"history": [history_json(fact) for fact in chain]}
     return JSONResponse(answer)
 

@@ -7,13 +7,15 @@ and a test fails when the two differ.
 from __future__ import annotations
 
 import strawberry
+from graphql import GraphQLError
 from strawberry.tools import merge_types
+from strawberry.types import ExecutionContext
 
 from resolvers.access import AccessQuery
 from resolvers.bookmarks import BookmarkExtension
 from resolvers.browse import BrowseMutation, BrowseQuery
 from resolvers.consolidation import ConsolidationMutation, ConsolidationQuery
-from resolvers.errors import ShapeErrors
+from resolvers.errors import ShapeErrors, log_errors
 from resolvers.facts import FactMutation, FactQuery
 from resolvers.health import HealthQuery
 from resolvers.keyed import KeyedMutation, KeyedQuery
@@ -41,7 +43,18 @@ Mutation = merge_types(
 )
 observe_top_level(Query, Mutation)
 
-schema = strawberry.Schema(
+
+class Schema(strawberry.Schema):
+    """strawberry's schema, logging errors as `resolvers.errors.log_errors` says (strawberry
+    logs each at ERROR, a client's typo included)."""
+
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        log_errors(errors)
+
+
+schema = Schema(
     query=Query,
     mutation=Mutation,
     subscription=Subscription,

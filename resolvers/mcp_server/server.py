@@ -5,8 +5,9 @@ is written out rather than derived; resolvers/mcp_server/toolsets/) serves both 
 What differs per transport is only who the caller is: `caller_of(ctx)` answers it (a fixed
 caller on stdio, the API key and the bound scope of the HTTP request on /mcp). A tool call
 that fails for any reason the caller can fix comes back as a tool result with `isError: true`
-whose text names the field; anything unexpected is logged and answered as "Internal server
-error", never a traceback.
+whose text names the field, and is logged as the request's code at INFO
+(`resolvers.observe.note_error`); anything unexpected is logged at ERROR and answered as
+"Internal server error", never a traceback.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 
 import anyio.to_thread
 import mcp_types as types
+import pydantic
 from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
 from mcp.shared.exceptions import MCPError
 
 from graph.auth.roles import Forbidden, Unauthenticated, check_role
@@ -30,6 +33,7 @@ from resolvers.mcp_server import shapes
 from resolvers.mcp_server.arguments import Arguments
 from resolvers.mcp_server.toolset import Caller, Tool, ToolSet, coded
 from resolvers.mcp_server.toolsets import FACTGRAPH
+from resolvers.observe import note_error
 
 log = logging.getLogger("factgraph.mcp")
 
@@ -70,12 +74,21 @@ def tool_error(
 
 
 def error_result(exc: Exception, text: Callable[[str, str], str] = coded) -> types.CallToolResult:
-    if isinstance(exc, ValidationError):
-        return tool_error(exc.code, str(exc), exc.field, text=text)
+    """The tool error for `exc`: the caller's mistakes are noted for the request's access-log
+    line (INFO, with the code); only an unexpected exception is logged at ERROR."""
     if isinstance(exc, FactgraphError):
-        return tool_error(exc.code, str(exc), text=text)
+        note_error(exc.code, str(exc))
+        field = exc.field if isinstance(exc, ValidationError) else None
+        return tool_error(exc.code, str(exc), field, text=text)
     log.error("unexpected %s in an MCP tool call", type(exc).__name__, exc_info=exc)
+    note_error("INTERNAL_SERVER_ERROR", type(exc).__name__)
     return tool_error("INTERNAL_SERVER_ERROR", "Internal server error", text=text)
+
+
+def refusal(code: int, exc: FactgraphError) -> MCPError:
+    """A JSON-RPC error for a request refused for the caller's mistake, noted as such."""
+    note_error(exc.code, str(exc))
+    return MCPError(code, str(exc))
 
 
 def visible(caller: Caller, tool_set: ToolSet = FACTGRAPH) -> list[Tool]:
@@ -100,7 +113,7 @@ def build_server(
         try:
             return caller_of(ctx)
         except (Unauthenticated, Forbidden, ValidationError) as exc:
-            raise MCPError(types.INVALID_REQUEST, str(exc)) from None
+            raise refusal(types.INVALID_REQUEST, exc) from None
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -153,14 +166,14 @@ def build_server(
         try:
             text = await anyio.to_thread.run_sync(partial(resources.read, memory_of(ctx), who, uri))
         except NotFound as exc:
-            raise MCPError(-32002, str(exc)) from None
+            raise refusal(-32002, exc) from None
         except FactgraphError as exc:
-            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
+            raise refusal(types.INVALID_PARAMS, exc) from None
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
         )
 
-    return Server(
+    server = Server(
         name,
         version=_version(),
         title=tool_set.title,
@@ -171,6 +184,36 @@ def build_server(
         on_list_resource_templates=list_templates,
         on_read_resource=read_resource,
     )
+    server.middleware.append(note_protocol_errors)
+    return server
+
+
+# JSON-RPC's error codes by name, for the access-log line of an MCP request refused by the SDK.
+_JSONRPC_CODES = {
+    types.PARSE_ERROR: "PARSE_ERROR",
+    types.INVALID_REQUEST: "INVALID_REQUEST",
+    types.METHOD_NOT_FOUND: "METHOD_NOT_FOUND",
+    types.INVALID_PARAMS: "INVALID_PARAMS",
+    types.INTERNAL_ERROR: "INTERNAL_ERROR",
+    -32002: "NOT_FOUND",  # an unknown resource
+}
+
+
+async def note_protocol_errors(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """The SDK's own refusals (an unknown method, malformed params) noted with their JSON-RPC
+    code for the request's access-log line, as the tools' errors are (a middleware of the
+    SDK's server: it sees every request's failure)."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        code = exc.error.code
+        note_error(_JSONRPC_CODES.get(code, f"JSONRPC_{code}"), exc.error.message)
+        raise
+    except pydantic.ValidationError:
+        note_error("INVALID_PARAMS", "Invalid request parameters")
+        raise
 
 
 def _kind_of(result: dict[str, Any]) -> str:
