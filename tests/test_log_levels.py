@@ -1,9 +1,10 @@
 """Logs an operator can alert on: ERROR means the service got something wrong.
 
 A request the client got wrong (bad input, a syntax error, an unknown id, a missing key or
-role) is one INFO access-log line carrying its request id and code, over GraphQL, REST and MCP
-alike; a fault of the service is still an ERROR line with its traceback. The lines are read as
-the operator reads them: formatted by the service's JSON formatter as they are written.
+role) is one INFO access-log line carrying its request id and code, over GraphQL, REST (and
+mem0's API) and MCP alike; a fault of the service is still an ERROR line with its traceback.
+The lines are read as the operator reads them: formatted by the service's JSON formatter as
+they are written.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ def test_a_run_of_bad_requests_writes_no_error_line_and_one_info_line_each(
         ("GET", "/api/v1/memories/nope/history", {**writer, "X-Scope": scope}, None, "NOT_FOUND"),
         ("POST", "/api/v1/memories", {**reader, "X-Scope": scope}, {"content": "x"},
          "FORBIDDEN"),
+        ("POST", "/v1/memories/", writer, [], "BAD_USER_INPUT"),  # mem0's API
         ("POST", "/mcp", {**both, **MCP_HEADERS}, {}, "BAD_USER_INPUT"),  # which scope?
         ("POST", "/mcp", {**writer, **MCP_HEADERS, "X-Scope": scope},
          {"jsonrpc": "2.0", "id": 1, "method": "tools/nope", "params": {}}, "METHOD_NOT_FOUND"),

@@ -43,6 +43,8 @@ NOT_REST = {
     "/console/": "the console page",
     "/neo4j-browser/style.grass": "a style file for Neo4j Browser",
     "/neo4j-browser/guide.html": "a guide for Neo4j Browser",
+    "/favicon.ico": "the service's icon",
+    "/favicon.svg": "the service's icon",
 }
 # Statuses no request of a test can produce on purpose: overload and an unreachable Neo4j.
 UNDRIVEN = {"503"}

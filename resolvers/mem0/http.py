@@ -16,6 +16,7 @@ raise with `detail`; the status is 400 for bad input (nothing was written), 401,
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -35,6 +36,9 @@ from graph.mem0 import Caller, Project
 from graph.mem0.base import ACTOR
 from graph.mem0.entities import namespace_prefix, owner_scope
 from resolvers.context import authorize, memory_of, principal_of
+from resolvers.observe import note_error
+
+log = logging.getLogger("factgraph.mem0")
 
 Handler = Callable[[Request], Awaitable[Response]]
 
@@ -112,10 +116,15 @@ def answer(data: Any, status: int = 200) -> Response:
 
 
 def error_response(exc: FactgraphError) -> Response:
+    """mem0's error answer; the code is noted for the request's access-log line (INFO), and
+    only an error with no status of its own is logged at ERROR."""
     status = getattr(exc, "http_status", None) or next(
         (code for kind, code in _STATUS if isinstance(exc, kind)), 500
     )
     message = str(exc) if status != 500 else "Internal server error"
+    if status == 500:
+        log.error("unexpected %s", type(exc).__name__, exc_info=exc)
+    note_error(exc.code, str(exc))
     error: dict[str, Any] = {"code": exc.code, "message": message}
     if isinstance(exc, ValidationError):
         error.update(field=exc.field, reason=exc.reason)
