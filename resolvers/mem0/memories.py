@@ -386,4 +386,4 @@ async def _searched(request: Request) -> list[Mem0ScoredMemory]:
     hits = await call(
         project.search, query.strip(), where, top_k=top_k, threshold=threshold, as_of=as_of
     )
-    return [scored_record(h.fact, project.ids(h.fact), h.score) for h in hits]
+    return [scored_record(h.fact, project.ids(h.fact), h.relevance) for h in hits]
