@@ -46,6 +46,13 @@ def body_schema(cls: T) -> T:
     return with_config(ConfigDict(use_attribute_docstrings=True))(cls)
 
 
+def open_body_schema(cls: T) -> T:
+    """`body_schema` for an object that may carry fields beyond those named (they are
+    ignored): `additionalProperties` stays open."""
+    body_schema(cls)
+    return with_config(ConfigDict(use_attribute_docstrings=True, extra="allow"))(cls)
+
+
 # A date and time as the REST answers write it (ISO 8601, with its offset).
 Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
 
@@ -103,6 +110,7 @@ class Operation:
     body: Any = None
     params: tuple[Param, ...] = ()
     operation_id: str | None = None
+    errors: Any = None
 
 
 # Replies and parameters the REST handlers share.
@@ -128,8 +136,9 @@ SCOPE_PARAMS = (
 # each data handler makes first (resolvers/context.py `authorize`).
 _DATA_REPLIES = {
     401: Reply(
-        "No valid API key (`Authorization: Bearer <key>` or `X-API-Key`) where the server "
-        "requires one, or a caller from another host where it runs without keys.",
+        "No valid API key (`Authorization: Bearer <key>`, `Authorization: Token <key>` or "
+        "`X-API-Key`) where the server requires one, or a caller from another host where it "
+        "runs without keys.",
         ErrorBody,
     ),
     403: FORBIDDEN,
@@ -162,11 +171,14 @@ def described(
     description: str | None = None,
     method: str | None = None,
     operation_id: str | None = None,
+    errors: Any = None,
 ) -> Callable[[F], F]:
     """Describe a handler for /openapi.json: `body` is the TypedDict of its JSON request body,
     `replies` its answers by status (the middlewares' 401/403/503, 400/413 are added), and
     `description` what a caller should know beyond the summary. `method` limits it to one
-    method of a handler that serves several."""
+    method of a handler that serves several. `errors` is the body of the middlewares' answers
+    on its path when it is not `ErrorBody` (mem0's routes add mem0's `detail`); a status both
+    the handler and a middleware answer is described as both."""
 
     def register(handler: F) -> F:
         _DESCRIBED[(handler, method.upper() if method else None)] = Operation(
@@ -177,6 +189,7 @@ def described(
             body=body,
             params=tuple(params),
             operation_id=operation_id,
+            errors=errors,
         )
         return handler
 
@@ -235,6 +248,12 @@ def document(routes: Iterable[BaseRoute]) -> dict[str, Any]:
                     "scheme": "bearer",
                     "description": "An API key (`factgraph keys create`).",
                 },
+                "token": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "Authorization",
+                    "description": "`Token <key>`: an API key as mem0's clients send it.",
+                },
                 "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
             },
         },
@@ -250,11 +269,7 @@ def _operation(
     route: Route, method: str, op: Operation, inline: Mapping[Any, dict[str, Any]]
 ) -> dict[str, Any]:
     data = serves_data({"path": route.path, "method": method, "query_string": b""})
-    replies = dict(op.replies)
-    if data:
-        replies = {**_DATA_REPLIES, **replies}
-    if op.body is not None:
-        replies = {**_BODY_REPLIES, **replies}
+    replies = _replies(op, data=data)
     params = [*op.params]
     named = {p.name for p in params if p.location == "path"}
     params += [
@@ -286,8 +301,21 @@ def _operation(
         str(status): _reply(reply, inline) for status, reply in sorted(replies.items())
     }
     # Keys are optional where the server runs without them (a loopback bind): `{}`.
-    entry["security"] = [{"bearer": []}, {"apiKey": []}, {}] if data else []
+    entry["security"] = [{"bearer": []}, {"token": []}, {"apiKey": []}, {}] if data else []
     return entry
+
+
+def _replies(op: Operation, *, data: bool) -> dict[int, Reply]:
+    """The handler's own answers, and those the middlewares may give on its route first."""
+    errors = op.errors or ErrorBody
+    shared = {**(_DATA_REPLIES if data else {}), **(_BODY_REPLIES if op.body is not None else {})}
+    replies = {status: Reply(r.description, errors) for status, r in shared.items()}
+    for status, reply in op.replies.items():
+        before = replies.get(status)
+        if before is not None and status in _BODY_REPLIES and reply.body is before.body:
+            reply = Reply(f"{reply.description} Or: {before.description}", reply.body)
+        replies[status] = reply
+    return replies
 
 
 def _reply(reply: Reply, inline: Mapping[Any, dict[str, Any]]) -> dict[str, Any]:
@@ -308,7 +336,8 @@ def _types_of(ops: Iterable[Operation]) -> list[Any]:
     shared = [r.body for r in (*_DATA_REPLIES.values(), *_BODY_REPLIES.values())]
     types: list[Any] = []
     for op in ops:
-        for t in [op.body, *(r.body for r in op.replies.values()), *(p.schema for p in op.params)]:
+        own = [op.body, op.errors, *(r.body for r in op.replies.values())]
+        for t in [*own, *(p.schema for p in op.params)]:
             if t is not None and t not in types:
                 types.append(t)
     for t in [*shared, str]:  # str: the schema of a path parameter
@@ -330,14 +359,25 @@ def _schemas(types: list[Any]) -> tuple[dict[Any, dict[str, Any]], dict[str, Any
 
 
 def _inherit_descriptions(components: dict[str, Any]) -> None:
-    """A TypedDict that extends another gets the descriptions of the fields it inherits
+    """A TypedDict that extends others gets the descriptions of the fields it inherits
     (pydantic reads the docstrings of the class's own source only)."""
     for name, schema in components.items():
-        for base in getattr(_BODIES.get(name), "__orig_bases__", ()):
-            inherited = components.get(getattr(base, "__name__", ""), {}).get("properties", {})
-            for field, prop in schema.get("properties", {}).items():
-                if "description" not in prop and "description" in inherited.get(field, {}):
-                    prop["description"] = inherited[field]["description"]
+        inherited = _inherited(_BODIES.get(name))
+        for field, prop in schema.get("properties", {}).items():
+            if "description" not in prop and field in inherited:
+                prop["description"] = inherited[field]
+
+
+def _inherited(cls: type | None) -> dict[str, str]:
+    """The field descriptions of every body TypedDict `cls` extends, nearest base last."""
+    found: dict[str, str] = {}
+    for base in getattr(cls, "__orig_bases__", ()):
+        if _BODIES.get(getattr(base, "__name__", "")) is not base:
+            continue
+        found.update(_inherited(base))
+        own = TypeAdapter(base).json_schema().get("properties", {})
+        found.update({f: _tidy(p)["description"] for f, p in own.items() if "description" in p})
+    return found
 
 
 def _tidy(schema: Any) -> Any:

@@ -83,6 +83,35 @@ def test_search_finds_by_meaning_with_scores(fg: Client) -> None:
     assert {h.fact.partition for h in only_work.hits} == {"work"}
 
 
+def test_min_score_drops_the_hits_whose_relevance_is_below_it(
+    fg: Client, server_url: str, scope: str
+) -> None:
+    """`relevance` is the chance, 0..1, that a memory answers the query, from the two alone;
+    `min_score` leaves out the hits below it and keeps the others, sync and async alike."""
+    fg.remember("The cat sleeps on the red sofa")
+    fg.remember("Quarterly taxes are due in April")
+    fg.remember("The cat's bowl is in the kitchen")
+    everything = fg.search("where does the cat nap?").hits
+    relevance = {h.fact.text: h.relevance for h in everything}
+    assert len(relevance) == 3
+    cut = (max(relevance.values()) + min(relevance.values())) / 2
+    above = {text for text, r in relevance.items() if r >= cut}
+    assert 0 < len(above) < 3
+    kept = fg.search("where does the cat nap?", min_score=cut).hits
+    assert {h.fact.text for h in kept} == above
+    assert all(h.relevance >= cut for h in kept)
+
+    async def asynchronously() -> set[str]:
+        async with AsyncClient(server_url, scope=scope, timeout=300) as client:
+            found = await client.search("where does the cat nap?", min_score=cut)
+            return {h.fact.text for h in found.hits}
+
+    assert asyncio.run(asynchronously()) == above
+    with pytest.raises(ValidationError) as bad:
+        fg.search("cat", min_score=1.5)
+    assert bad.value.field == "threshold"  # REST's name for it
+
+
 def test_forget_and_timeline_pages(fg: Client) -> None:
     ids = [fg.remember(f"timeline fact number {i}", partition="t").fact.id for i in range(5)]
     forgotten = fg.forget(ids[0], reason="wrong")

@@ -430,6 +430,42 @@ def test_search_pages_by_score(store: FactgraphStore) -> None:
     assert (page1[1].score or 0) >= (page2[0].score or 0)
 
 
+def test_min_score_leaves_out_the_items_below_it(
+    client: Client, server_url: str, scope: str
+) -> None:
+    """Not in LangGraph's tests (its `search` takes no threshold): a store made with
+    `min_score` leaves out of every search with a query the items whose relevance is below it,
+    and keeps the others, sync and async alike. A listing (no query) is not thresholded."""
+    plain = FactgraphStore(client)
+    for key, text in [
+        ("sofa", "The cat sleeps on the red sofa"),
+        ("taxes", "Quarterly taxes are due in April"),
+        ("bowl", "The cat's bowl is in the kitchen"),
+    ]:
+        plain.put(("notes",), key, {"text": text})
+    question = "where does the cat nap?"
+    scores = {item.key: item.score or 0.0 for item in plain.search(("notes",), query=question)}
+    assert len(scores) == 3 and all(0 < s < 1 for s in scores.values())
+    cut = (max(scores.values()) + min(scores.values())) / 2
+    above = {key for key, score in scores.items() if score >= cut}
+    assert 0 < len(above) < 3
+
+    strict = FactgraphStore(client, min_score=cut)
+    kept = strict.search(("notes",), query=question)
+    assert set(keys(kept)) == above
+    assert all((item.score or 0.0) >= cut for item in kept)
+    assert len(strict.search(("notes",))) == 3
+
+    async def asynchronously() -> set[str]:
+        async with AsyncClient(server_url, scope=scope, timeout=300) as fg:
+            store = AsyncFactgraphStore(fg, min_score=cut)
+            return set(keys(await store.asearch(("notes",), query=question)))
+
+    assert asyncio.run(asynchronously()) == above
+    with pytest.raises(ValueError, match="min_score"):
+        FactgraphStore(client, min_score=1.5)
+
+
 def test_search_edge_cases(store: FactgraphStore) -> None:
     """test_vector_search_edge_cases: empty, missing, long and punctuated queries"""
     store.put(("test",), "doc1", {"text": "test document"})

@@ -125,6 +125,28 @@ def test_threshold_keeps_the_hits_that_reach_it(mem0: tuple[MemoryClient, str]) 
     assert len(kept["results"]) == sum(1 for s in scores if s >= threshold) < 3
 
 
+def test_the_score_is_the_relevance_a_threshold_compares(
+    mem0: tuple[MemoryClient, str], memory: Memory
+) -> None:
+    """mem0's callers threshold `score`: it is factgraph's relevance of the hit, the chance
+    (0..1) that the memory answers the query, and not a share of the best hit's score."""
+    client, name = mem0
+    client.add(
+        [
+            {"role": "user", "content": "I play the cello in an orchestra"},
+            {"role": "user", "content": "I parked the car on level two"},
+        ],
+        user_id="carol",
+        infer=False,
+    )
+    found = client.search("cello orchestra", filters={"user_id": "carol"})["results"]
+    own = memory.search(owner_scope(name, "user", "carol"), "cello orchestra").hits
+    assert {r["id"]: r["score"] for r in found} == pytest.approx(
+        {h.fact.id: h.relevance for h in own}
+    )
+    assert all(0.0 < r["score"] < 1.0 for r in found)
+
+
 def test_ids_beyond_the_user_are_tags_found_across_users(
     mem0: tuple[MemoryClient, str],
 ) -> None:

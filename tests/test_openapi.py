@@ -26,10 +26,13 @@ from starlette.applications import Starlette
 
 from factgraph.cli import main
 from graph.auth.apikeys import KeyStore
+from graph.memory import Memory
 from graph.storage.db import Database
 from resolvers import rest, rest_memories
 from resolvers.app import create_app
+from resolvers.mem0 import requests as mem0_requests
 from resolvers.openapi import document_text, operations
+from tests.mem0_helpers import drop
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,6 +42,9 @@ NOT_REST = {
     "/": "redirects to /graphql",
     "/graphql": "GraphQL (schema.graphql)",
     "/mcp": "the Model Context Protocol endpoint",
+    "/mcp/factgraph": "the Model Context Protocol endpoint of one tool set",
+    "/mcp/memory": "the Model Context Protocol endpoint of one tool set",
+    "/mcp/neo4j-memory": "the Model Context Protocol endpoint of one tool set",
     "/console": "the console page",
     "/console/": "the console page",
     "/neo4j-browser/style.grass": "a style file for Neo4j Browser",
@@ -86,6 +92,7 @@ def test_every_route_of_the_app_is_described_unless_it_is_not_rest() -> None:
     paths = {route.path for route, _, _ in found}
     assert set(NOT_REST) <= paths, "a route named as not REST is gone: drop it from NOT_REST"
     assert {"/api/v1/search", "/api/v1/memories", "/healthz", "/openapi.json"} <= paths
+    assert {"/v1/ping/", "/v3/memories/add/", "/v3/memories/search/"} <= paths  # mem0's
 
 
 def test_the_server_serves_the_document(http: httpx.Client, doc: dict[str, Any]) -> None:
@@ -101,6 +108,30 @@ def test_the_request_schemas_name_the_fields_the_handlers_accept(doc: dict[str, 
     assert set(schemas["MemoryWrite"]["properties"]) == set(rest_memories.FIELDS)
     assert schemas["SearchRequest"]["required"] == ["query"]
     assert schemas["SearchRequest"]["additionalProperties"] is False
+
+
+def test_mem0_requests_are_described_with_the_fields_its_routes_accept(
+    doc: dict[str, Any],
+) -> None:
+    """What mem0's routes accept in a body or a query string is what the document names:
+    `known` refuses any other field (400)."""
+    schemas, paths = doc["components"]["schemas"], doc["paths"]
+    for name, fields in [
+        ("Mem0AddRequest", mem0_requests.ADD_FIELDS),
+        ("Mem0SearchRequest", mem0_requests.SEARCH_FIELDS),
+        ("Mem0ListRequest", mem0_requests.LIST_FIELDS),
+        ("Mem0UpdateRequest", mem0_requests.UPDATE_FIELDS),
+    ]:
+        assert set(schemas[name]["properties"]) == set(fields), name
+    assert {"async_mode", "rerank", "org_id"} <= set(mem0_requests.SEARCH_FIELDS) | set(
+        mem0_requests.ADD_FIELDS
+    )
+    query = {p["name"] for p in paths["/v1/memories/"]["get"]["parameters"] if p["in"] == "query"}
+    assert query == set(mem0_requests.LIST_FIELDS) | {"scope"}
+    search = paths["/v3/memories/search/"]["post"]
+    assert search["operationId"] == "memories_search_v3"  # mem0's own name for it
+    unauthenticated = search["responses"]["401"]["content"]["application/json"]["schema"]
+    assert unauthenticated["$ref"].endswith("/Mem0ErrorBody")  # with mem0's `detail`
 
 
 # -- real answers ---------------------------------------------------------------------------
@@ -195,11 +226,150 @@ def refuse_callers(drive: Driver, token: str, fact_id: str) -> None:
     ]:
         assert drive(method, path, json=body).status_code == 401
         assert drive(method, path, json=body, headers=keyed).status_code == 403
+    mem0_keyed = {"Authorization": f"Token {token}"}  # as mem0's clients send it
+    for method, path, body in MEM0_CALLS:
+        assert mem0_call(drive, method, path, body).status_code == 401
+        assert mem0_call(drive, method, path, body, headers=mem0_keyed).status_code == 403
+
+
+# -- mem0's routes (resolvers/mem0/): the project is the X-Scope the driver sends -------------
+
+
+def mem0_writes(drive: Driver) -> tuple[str, str]:
+    """Adds through both versions, updates, batches, feedback; the ids of two live memories."""
+    alice = {"user_id": "alice", "infer": False}
+    first = drive("POST", "/v1/memories/", json={**alice, "messages": "Alice lives in Porto"})
+    porto = first.json()["results"][0]["id"]
+    added = drive(
+        "POST",
+        "/v3/memories/add/",
+        json={
+            "messages": [{"role": "user", "content": "Alice plays the cello"}],
+            "filters": {"user_id": "alice"},
+            "metadata": {"topic": "music"},
+            "infer": False,
+        },
+    )
+    cello = added.json()["results"][0]["id"]
+    drive("POST", "/v3/memories/add/", json={"messages": "Bob likes tea", "user_id": "bob"})
+    assert drive("POST", "/v1/memories/", json=alice).status_code == 400  # no messages
+    assert drive("POST", "/v3/memories/add/", json={"messages": "x"}).status_code == 400  # no id
+
+    moved = drive("PUT", f"/v1/memories/{porto}/", json={"text": "Alice lives in Braga"})
+    assert moved.status_code == 200, moved.text
+    porto = moved.json()["id"]
+    held = {"text": "Alice plays the cello"}  # another live memory's text
+    assert drive("PUT", f"/v1/memories/{porto}/", json=held).status_code == 409
+    assert drive("PUT", f"/v1/memories/{porto}/", json={}).status_code == 400
+    assert drive("PUT", "/v1/memories/no-such-id/", json={"text": "x"}).status_code == 404
+
+    batch = {"memories": [{"memory_id": cello, "metadata": {"topic": "strings"}}]}
+    assert drive("PUT", "/v1/batch/", json=batch).status_code == 200
+    assert drive("PUT", "/v1/batch/", json={"memories": []}).status_code == 400
+    unknown = {"memories": [{"memory_id": "no-such-id", "text": "x"}]}
+    assert drive("PUT", "/v1/batch/", json=unknown).status_code == 404
+    clash = {"memories": [{"memory_id": cello, "text": "Alice lives in Braga"}]}
+    assert drive("PUT", "/v1/batch/", json=clash).status_code == 409
+
+    liked = {"memory_id": cello, "feedback": "POSITIVE", "feedback_reason": "true"}
+    assert drive("POST", "/v1/feedback/", json=liked).status_code == 200
+    assert drive("POST", "/v1/feedback/", json={**liked, "feedback": "meh"}).status_code == 400
+    gone = {**liked, "memory_id": "no-such-id"}
+    assert drive("POST", "/v1/feedback/", json=gone).status_code == 404
+    return porto, cello
+
+
+def mem0_reads(drive: Driver, porto: str, cello: str) -> None:
+    """Ping, get, history, the three lists, the two searches, entities; bad reads."""
+    odd = {"colour": "red"}  # a query field no route knows
+    assert drive("GET", "/v1/ping/").json()["project_id"] == drive.scope
+    assert drive("GET", "/v1/ping/", params=odd).status_code == 400
+    assert drive("GET", f"/v1/memories/{porto}/").json()["memory"] == "Alice lives in Braga"
+    assert drive("GET", f"/v1/memories/{porto}/", params=odd).status_code == 400
+    assert drive("GET", "/v1/memories/no-such-id/").status_code == 404
+    assert len(drive("GET", f"/v1/memories/{porto}/history/").json()) == 2
+    assert drive("GET", f"/v1/memories/{porto}/history/", params=odd).status_code == 400
+    assert drive("GET", "/v1/memories/no-such-id/history/").status_code == 404
+
+    alice = {"user_id": "alice"}
+    assert len(drive("GET", "/v1/memories/", params=alice).json()) == 2  # a list
+    paged = drive("GET", "/v1/memories/", params={**alice, "page": 1, "page_size": 1})
+    assert paged.json()["count"] == 2 and paged.json()["next"]
+    assert drive("GET", "/v1/memories/", params=odd).status_code == 400
+    for path in ["/v2/memories/", "/v3/memories/"]:
+        assert drive("POST", path, json={"filters": alice}).status_code == 200
+        assert drive("POST", path, json={"filters": {"colour": 1}}).status_code == 400
+    asked = {"query": "which instrument does she play?", "filters": alice}
+    for path in ["/v2/memories/search/", "/v3/memories/search/"]:
+        found = drive("POST", path, json={**asked, "threshold": 0.01})
+        hits = found.json() if path.startswith("/v2/") else found.json()["results"]
+        assert hits and hits[0]["id"] == cello, found.text
+        assert drive("POST", path, json={**asked, "threshold": 2}).status_code == 400
+    assert drive("GET", "/v1/entities/").json()["total_users"] == 2
+    assert drive("GET", "/v1/entities/", params=odd).status_code == 400
+
+
+def mem0_deletes(drive: Driver, porto: str, cello: str) -> None:
+    """One memory, a batch, the memories of ids, an entity; bad and unknown ones."""
+    assert drive("DELETE", f"/v1/memories/{porto}/").status_code == 200
+    assert drive("DELETE", f"/v1/memories/{porto}/").status_code == 404  # already forgotten
+    assert drive("DELETE", f"/v1/memories/{cello}/", params={"x": "1"}).status_code == 400
+    unknown = {"memories": [{"memory_id": "no-such-id"}]}
+    assert drive("DELETE", "/v1/batch/", json=unknown).status_code == 404
+    assert drive("DELETE", "/v1/batch/", json={"memories": "all"}).status_code == 400
+    batch = {"memories": [{"memory_id": cello}]}
+    assert drive("DELETE", "/v1/batch/", json=batch).status_code == 200
+    assert drive("DELETE", "/v1/memories/", params={"user_id": "bob"}).json()["deleted"] == 1
+    assert drive("DELETE", "/v1/memories/").status_code == 400  # names no id
+    assert drive("DELETE", "/v2/entities/user/alice/").status_code == 200
+    assert drive("DELETE", "/v2/entities/colour/red/").status_code == 400
+
+
+# Each mem0 route with a request its handler would serve: for the refusals below.
+MEM0_CALLS: list[tuple[str, str, Any]] = [
+    ("GET", "/v1/ping/", None),
+    ("POST", "/v1/memories/", {"messages": "x", "user_id": "a"}),
+    ("POST", "/v3/memories/add/", {"messages": "x", "user_id": "a"}),
+    ("GET", "/v1/memories/", {"user_id": "a"}),
+    ("POST", "/v2/memories/", {"filters": {"user_id": "a"}}),
+    ("POST", "/v3/memories/", {"filters": {"user_id": "a"}}),
+    ("POST", "/v2/memories/search/", {"query": "x", "filters": {"user_id": "a"}}),
+    ("POST", "/v3/memories/search/", {"query": "x", "filters": {"user_id": "a"}}),
+    ("GET", "/v1/memories/m1/", None),
+    ("PUT", "/v1/memories/m1/", {"text": "x"}),
+    ("DELETE", "/v1/memories/m1/", None),
+    ("DELETE", "/v1/memories/", {"user_id": "a"}),
+    ("GET", "/v1/memories/m1/history/", None),
+    ("GET", "/v1/entities/", None),
+    ("DELETE", "/v2/entities/user/a/", None),
+    ("PUT", "/v1/batch/", {"memories": [{"memory_id": "m1", "text": "x"}]}),
+    ("DELETE", "/v1/batch/", {"memories": [{"memory_id": "m1"}]}),
+    ("POST", "/v1/feedback/", {"memory_id": "m1"}),
+]
+
+
+def mem0_call(drive: Driver, method: str, path: str, body: Any, **kw: Any) -> httpx.Response:
+    """A query string for GET and DELETE on a collection, else a JSON body."""
+    if body is not None and method in ("GET", "DELETE") and path.endswith("/memories/"):
+        return drive(method, path, params=body, **kw)
+    return drive(method, path, json=body, **kw)
+
+
+def mem0_refusals(drive: Driver) -> None:
+    """A lone surrogate and a body too large, on every mem0 route that takes a body."""
+    surrogate = b'{"messages": "broken \\ud800 text", "user_id": "a"}'
+    huge = json.dumps({"messages": "x" * 1_100_000}).encode()
+    typed = {"Content-Type": "application/json"}
+    for method, path, body in MEM0_CALLS:
+        if body is None or method == "GET" or (path, method) == ("/v1/memories/", "DELETE"):
+            continue
+        assert drive(method, path, content=surrogate, headers=typed).status_code == 400
+        assert drive(method, path, content=huge, headers=typed).status_code == 413
 
 
 @pytest.fixture(scope="module")
 def answers(
-    server_url: str, secured: tuple[Starlette, str], db: Database
+    server_url: str, secured: tuple[Starlette, str], db: Database, memory: Memory
 ) -> Iterator[list[Answer]]:
     """Every route, through its successes and errors, on the real service (module scope: the
     tests below read the same answers)."""
@@ -215,12 +385,17 @@ def answers(
             fact_id = write(drive)
             read(drive, fact_id)
             refuse_bodies(drive)
+            porto, cello = mem0_writes(drive)
+            mem0_reads(drive, porto, cello)
+            mem0_deletes(drive, porto, cello)
+            mem0_refusals(drive)
         with httpx.Client(base_url=secured[1], timeout=120) as http:
             refuse_callers(Driver(found, http, scope), token, fact_id)
         yield found
     finally:
         keys.delete(key.id)
         db.write("scope_delete", {"scope": scope})
+        drop(memory, scope)  # the mem0 project's scopes
 
 
 def operation_of(doc: dict[str, Any], answer: Answer) -> tuple[str, dict[str, Any]]:

@@ -63,6 +63,7 @@ def search(
     weights: Mapping[str, float] | None,
     prev_turns: int,
     next_turns: int,
+    min_score: float,
 ) -> Call[SearchResult]:
     body: dict[str, Any] = {"query": query, "top_k": top_k}
     if partitions:
@@ -75,6 +76,8 @@ def search(
         body["prev_turns"] = prev_turns
     if next_turns:
         body["next_turns"] = next_turns
+    if min_score:
+        body["threshold"] = min_score  # REST's name for it, as mem0's
     return rest("POST", "/api/v1/search", body, SearchResult.from_rest)
 
 

@@ -111,8 +111,11 @@ class Client:
         weights: Mapping[str, float] | None = None,
         prev_turns: int = 0,
         next_turns: int = 0,
+        min_score: float = 0.0,
     ) -> SearchResult:
-        """Hybrid search (full-text + vector); weights: relevance / importance / recency."""
+        """Hybrid search (full-text + vector); weights: relevance / importance / recency.
+        `min_score` leaves out hits whose `relevance` (the chance, 0..1, that the memory
+        answers the query, from the two alone) is below it."""
         return self._run(
             _ops.search(
                 query,
@@ -122,6 +125,7 @@ class Client:
                 weights=weights,
                 prev_turns=prev_turns,
                 next_turns=next_turns,
+                min_score=min_score,
             )
         )
 
@@ -285,8 +289,11 @@ class AsyncClient:
         weights: Mapping[str, float] | None = None,
         prev_turns: int = 0,
         next_turns: int = 0,
+        min_score: float = 0.0,
     ) -> SearchResult:
-        """Hybrid search (full-text + vector); weights: relevance / importance / recency."""
+        """Hybrid search (full-text + vector); weights: relevance / importance / recency.
+        `min_score` leaves out hits whose `relevance` (the chance, 0..1, that the memory
+        answers the query, from the two alone) is below it."""
         return await self._run(
             _ops.search(
                 query,
@@ -296,6 +303,7 @@ class AsyncClient:
                 weights=weights,
                 prev_turns=prev_turns,
                 next_turns=next_turns,
+                min_score=min_score,
             )
         )
 

@@ -93,11 +93,16 @@ def namespace_of(partition: str) -> tuple[str, ...] | None:
 class _Logic:
     """Everything both stores do, written once as generators of `Call`s (no I/O here)."""
 
-    def __init__(self, scope: str, index: IndexConfig | None, importance: float) -> None:
+    def __init__(
+        self, scope: str, index: IndexConfig | None, importance: float, min_score: float
+    ) -> None:
+        if isinstance(min_score, bool) or not 0.0 <= min_score <= 1.0:
+            raise ValueError(f"min_score must be between 0 and 1, got {min_score!r}")
         self.scope = scope
         fields = (index or {}).get("fields") or ["$"]
         self.fields: list[str] = list(fields)
         self.importance = importance
+        self.min_score = float(min_score)
 
     # -- one op -----------------------------------------------------------------------------
     def run(self, op: Op) -> Steps[Result]:
@@ -204,7 +209,7 @@ class _Logic:
                 return []
         wanted = op.offset + op.limit
         top_k = SEARCH_TOP_K if op.filter else min(SEARCH_TOP_K, max(wanted * 2, 10))
-        hits = yield _search_call(self.scope, op.query or "", top_k, partitions)
+        hits = yield _search_call(self.scope, op.query or "", top_k, partitions, self.min_score)
         found: list[tuple[Fact, float | None]] = []
         for fact, score in hits:
             if NOT_INDEXED in fact.tags or META not in fact.metadata:
@@ -310,10 +315,11 @@ def _partitions_call(scope: str, prefix: str | None) -> Call[list[str]]:
 
 
 def _search_call(
-    scope: str, query: str, top_k: int, partitions: list[str] | None
+    scope: str, query: str, top_k: int, partitions: list[str] | None, min_score: float
 ) -> Call[list[tuple[Fact, float]]]:
     # Relevance alone orders the hits (no importance or recency mixed in), and turn passages
-    # are off: store items are not conversation turns.
+    # are off: store items are not conversation turns. `minScore` leaves out, in the service
+    # and before `topK` is counted, the hits whose relevance is below it.
     gql = (
         "query($s: String!, $q: String!, $o: SearchOptionsInput) "
         "{ search(scope: $s, query: $q, options: $o) "
@@ -325,6 +331,7 @@ def _search_call(
         "weights": {"relevance": 1.0, "importance": 0.0, "recency": 0.0},
         "passages": False,
         "relatedLimit": 0,
+        "minScore": min_score,
     }
     return graphql(
         gql,
@@ -498,6 +505,9 @@ class FactgraphStore(BaseStore):
     own). `index={"fields": [...]}` picks the value fields embedded (default `["$"]`, the whole
     value); `dims` and `embed` are not used, factgraph embeds with its own model. `ttl`
     (minutes) follows LangGraph's TTLConfig; `importance` is the importance of every item.
+    `min_score` (0..1) applies to every search with a query, since LangGraph's `search` takes
+    no threshold: items whose relevance (the chance that the item answers the query, from the
+    two alone) is below it are left out.
     """
 
     supports_ttl = True
@@ -509,11 +519,12 @@ class FactgraphStore(BaseStore):
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
         importance: float = 5.0,
+        min_score: float = 0.0,
     ) -> None:
         self.client = client
         self.index_config = index
         self.ttl_config = ttl
-        self._logic = _Logic(client.scope, index, importance)
+        self._logic = _Logic(client.scope, index, importance, min_score)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Runs the ops one after the other, in order: a get sees an earlier put."""
@@ -550,11 +561,12 @@ class AsyncFactgraphStore(BaseStore):
         index: IndexConfig | None = None,
         ttl: TTLConfig | None = None,
         importance: float = 5.0,
+        min_score: float = 0.0,
     ) -> None:
         self.client = client
         self.index_config = index
         self.ttl_config = ttl
-        self._logic = _Logic(client.scope, index, importance)
+        self._logic = _Logic(client.scope, index, importance, min_score)
         try:
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:

@@ -37,10 +37,11 @@ def reference(doc: dict[str, Any]) -> str:
         "is built; a running server serves the same document at `/openapi.json`. The",
         "[REST guide](../rest.md) explains what the routes are for.",
         "",
-        "Routes that reach a scope's data take an API key as `Authorization: Bearer <key>` or",
-        "`X-API-Key: <key>` when the server requires keys, and may answer 401, 403 and 503",
-        "(`Retry-After`) before the route runs; those that take a body may answer 413 and 400.",
-        "Every error answer is an [`ErrorBody`](#errorbody).",
+        "Routes that reach a scope's data take an API key as `Authorization: Bearer <key>`,",
+        "`Authorization: Token <key>` (as mem0's clients send it) or `X-API-Key: <key>` when",
+        "the server requires keys, and may answer 401, 403 and 503 (`Retry-After`) before the",
+        "route runs; those that take a body may answer 413 and 400. Every error answer is an",
+        "[`ErrorBody`](#errorbody); on mem0's routes a [`Mem0ErrorBody`](#mem0errorbody).",
         "",
     ]
     by_tag: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}

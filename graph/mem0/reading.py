@@ -4,7 +4,9 @@ Filters (graph/mem0/filters.py) narrow in the database by scope and id tags and 
 full on each candidate. A search asks factgraph's hybrid search in each scope a filter can
 reach (with its id tags as the search's tag filter) and keeps the best `top_k` of all; when
 the filter says more than ids, each scope is asked for `MAX_TOP_K` hits so that enough pass
-it. `threshold` keeps hits whose score reaches it.
+it. `threshold` is the search's `min_score`: it keeps hits whose relevance (the chance, 0..1,
+that the memory answers the query, from the two alone) reaches it, so it means the same in
+every scope and whatever else a scope holds.
 """
 
 from __future__ import annotations
@@ -45,8 +47,12 @@ class Entity:
 
 @dataclass(frozen=True)
 class Scored:
+    """A hit: `score` ranks it (factgraph's, with importance, recency and newer-first),
+    `relevance` is what mem0 shows as its score and what `threshold` compares."""
+
     fact: Fact
     score: float
+    relevance: float
 
 
 class Reading(ProjectState):
@@ -138,6 +144,7 @@ class Reading(ProjectState):
                     tags=self.narrowing_tags(route, scope),
                     as_of=as_of,
                     related_limit=0,
+                    min_score=threshold,
                 )
                 result = self.memory.search(scope, query, options=options)
                 for hit in result.hits:
@@ -145,10 +152,8 @@ class Reading(ProjectState):
                     if not matches(conjunction, fact, self.ids(fact)):
                         continue
                     if fact.id not in best or best[fact.id].score < hit.score:
-                        best[fact.id] = Scored(fact, hit.score)
+                        best[fact.id] = Scored(fact, hit.score, hit.relevance)
         ranked = sorted(best.values(), key=lambda s: (-s.score, s.fact.id))
-        if threshold is not None:
-            ranked = [s for s in ranked if s.score >= threshold]
         return ranked[:top_k]
 
     def entities(self) -> list[Entity]:

@@ -14,12 +14,26 @@ from graph.mem0.writing import Change
 from graph.write.facts import Fact
 from resolvers.context import call
 from resolvers.mem0 import requests
-from resolvers.mem0.http import answer, json_body, project_of, route
+from resolvers.mem0.bodies import (
+    FEEDBACK,
+    MAX_BATCH,
+    Mem0BatchDeleteItem,
+    Mem0BatchDeleteRequest,
+    Mem0BatchUpdateItem,
+    Mem0BatchUpdateRequest,
+    Mem0FeedbackRequest,
+    fields_of,
+)
+from resolvers.mem0.http import NOT_FOUND, answer, json_body, mem0_described, project_of, route
 from resolvers.mem0.requests import known
-from resolvers.mem0.shapes import FeedbackResponse, Message
+from resolvers.mem0.shapes import Mem0ErrorBody, Mem0Feedback, Mem0Message
+from resolvers.openapi import Reply
 
-MAX_BATCH = 1_000
-FEEDBACK = ("POSITIVE", "NEGATIVE", "VERY_NEGATIVE")
+NOT_FOUND_IN_BATCH = Reply(
+    "A memory of the batch is unknown (`detail` names it: `memories[2]: ...`); nothing was "
+    "written.",
+    Mem0ErrorBody,
+)
 
 
 def _items(body: dict[str, Any], fields: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -38,13 +52,25 @@ def _items(body: dict[str, Any], fields: tuple[str, ...]) -> list[dict[str, Any]
     return items
 
 
+@mem0_described(
+    "Update memories",
+    operation_id="memories_batch_update",
+    body=Mem0BatchUpdateRequest,
+    replies={
+        200: Reply("Done.", Mem0Message),
+        404: NOT_FOUND_IN_BATCH,
+        409: Reply("A new text is already held by another live memory.", Mem0ErrorBody),
+    },
+    description="Each memory as `PUT /v1/memories/{memory_id}/` changes it, once every one "
+    "was found. Needs the `writer` role.",
+)
 @route
 async def update_many(request: Request) -> Response:
     """`PUT /v1/batch/`: `{"memories": [{memory_id, text, metadata}, ...]}`."""
     body = await json_body(request)
     project = project_of(request, body)
     changes: list[tuple[str, Change]] = []
-    for i, item in enumerate(_items(body, ("memory_id", "text", "metadata"))):
+    for i, item in enumerate(_items(body, fields_of(Mem0BatchUpdateItem))):
         try:
             wanted = requests.update_request({k: v for k, v in item.items() if k != "memory_id"})
         except ValidationError as exc:
@@ -52,24 +78,40 @@ async def update_many(request: Request) -> Response:
         change = Change(text=wanted.get("text"), metadata=wanted.get("metadata"))
         changes.append((item["memory_id"], change))
     updated: list[Fact] = await call(project.update_many, changes)
-    return answer(Message(message=f"Successfully updated {len(updated)} memories"))
+    return answer(Mem0Message(message=f"Successfully updated {len(updated)} memories"))
 
 
+@mem0_described(
+    "Delete memories",
+    operation_id="memories_batch_delete",
+    body=Mem0BatchDeleteRequest,
+    replies={200: Reply("Forgotten.", Mem0Message), 404: NOT_FOUND_IN_BATCH},
+    description="Forgets each memory's current version, once every one was found. Needs the "
+    "`writer` role.",
+)
 @route
 async def delete_many(request: Request) -> Response:
     """`DELETE /v1/batch/`: `{"memories": [{memory_id}, ...]}`."""
     body = await json_body(request)
     project = project_of(request, body)
-    ids = [item["memory_id"] for item in _items(body, ("memory_id",))]
+    ids = [item["memory_id"] for item in _items(body, fields_of(Mem0BatchDeleteItem))]
     deleted: int = await call(project.delete_many, ids)
-    return answer(Message(message=f"Successfully deleted {deleted} memories"))
+    return answer(Mem0Message(message=f"Successfully deleted {deleted} memories"))
 
 
+@mem0_described(
+    "Feedback on a memory",
+    operation_id="submit_feedback",
+    body=Mem0FeedbackRequest,
+    replies={200: Reply("Kept.", Mem0Feedback), 404: NOT_FOUND},
+    description="Kept as a `feedback` audit event on the memory's current version. Needs the "
+    "`writer` role.",
+)
 @route
 async def feedback(request: Request) -> Response:
     """`POST /v1/feedback/`: `{memory_id, feedback, feedback_reason}`."""
     body = await json_body(request)
-    known(body, ("memory_id", "feedback", "feedback_reason"))
+    known(body, fields_of(Mem0FeedbackRequest))
     project = project_of(request, body)
     memory_id = body.get("memory_id")
     if not isinstance(memory_id, str) or not memory_id:
@@ -81,4 +123,4 @@ async def feedback(request: Request) -> Response:
     if reason is not None and not isinstance(reason, str):
         raise ValidationError("feedback_reason", "must be a string")
     fact: Fact = await call(project.feedback, memory_id, verdict, reason)
-    return answer(FeedbackResponse(id=fact.id, feedback=verdict, feedback_reason=reason))
+    return answer(Mem0Feedback(id=fact.id, feedback=verdict, feedback_reason=reason))

@@ -11,21 +11,37 @@ from graph.mem0.entities import KINDS, EntityIds, checked_id
 from graph.mem0.filters import equalities
 from graph.mem0.reading import Entity
 from resolvers.context import call
-from resolvers.mem0.http import answer, project_of, route
+from resolvers.mem0.bodies import PAGE_PARAMS, PROJECT_PARAMS, query_names
+from resolvers.mem0.http import answer, mem0_described, project_of, route
 from resolvers.mem0.memories import QUERY
 from resolvers.mem0.requests import known
-from resolvers.mem0.shapes import Deleted, EntitiesResponse, entity_record
+from resolvers.mem0.shapes import Mem0Deleted, Mem0Entities, entity_record
+from resolvers.openapi import Param, Reply
+
+ENTITY_PARAMS = (
+    *PROJECT_PARAMS,
+    Param("entity_type", "path", f"One of {', '.join(KINDS)}.", required=True),
+    Param("entity_id", "path", "The id (`alice`).", required=True),
+)
 
 
+@mem0_described(
+    "List users, agents, apps and runs",
+    operation_id="entities_list",
+    params=(*PROJECT_PARAMS, *PAGE_PARAMS),
+    replies={200: Reply("Every one, with the count of its live memories.", Mem0Entities)},
+    description="Every id with live memories the key may read (one page: `page` and "
+    "`page_size` are accepted). Needs the `reader` role.",
+)
 @route
 async def listed(request: Request) -> Response:
     """`GET /v1/entities/`: every id with live memories the key may read, with their count."""
-    known(request.query_params, (*QUERY, "page", "page_size"))
+    known(request.query_params, query_names((*PROJECT_PARAMS, *PAGE_PARAMS)))
     project = project_of(request)
     found: list[Entity] = await call(project.entities)
     records = [entity_record(e, project.namespace) for e in found]
     totals = {kind: sum(1 for e in found if e.kind == kind) for kind in KINDS}
-    response: EntitiesResponse = {
+    response: Mem0Entities = {
         "count": len(records),
         "next": None,
         "previous": None,
@@ -38,6 +54,14 @@ async def listed(request: Request) -> Response:
     return answer(response)
 
 
+@mem0_described(
+    "Delete a user, agent, app or run",
+    operation_id="entities_delete",
+    params=ENTITY_PARAMS,
+    replies={200: Reply("Forgotten: `deleted` says how many were live.", Mem0Deleted)},
+    description="Forgets every memory carrying the id (idempotent; their history stays). "
+    "Needs the `writer` role.",
+)
 @route
 async def delete(request: Request) -> Response:
     """`DELETE /v2/entities/{entity_type}/{entity_id}/`: forgets every memory carrying the id
@@ -49,4 +73,4 @@ async def delete(request: Request) -> Response:
     name = checked_id(f"{kind}_id", request.path_params["entity_id"])
     project = project_of(request)
     deleted: int = await call(project.delete_where, equalities(EntityIds(**{kind: name})))
-    return answer(Deleted(message="Entity deleted successfully!", deleted=deleted))
+    return answer(Mem0Deleted(message="Entity deleted successfully!", deleted=deleted))

@@ -17,7 +17,7 @@ raise with `detail`; the status is 400 for bad input (nothing was written), 401,
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from starlette.requests import Request
@@ -36,11 +36,21 @@ from graph.mem0 import Caller, Project
 from graph.mem0.base import ACTOR
 from graph.mem0.entities import namespace_prefix, owner_scope
 from resolvers.context import authorize, memory_of, principal_of
+from resolvers.mem0.bodies import PROJECT_PARAMS
+from resolvers.mem0.shapes import Mem0ErrorBody
 from resolvers.observe import note_error
+from resolvers.openapi import Param, Reply, described
 
 log = logging.getLogger("factgraph.mem0")
 
 Handler = Callable[[Request], Awaitable[Response]]
+TAG = "mem0"
+BAD_INPUT = Reply(
+    "Bad input: `error.field` names the field as it was sent (`filters.AND[1].colour`) and "
+    "`error.reason` what is wrong with it; `detail` says both. Nothing was written.",
+    Mem0ErrorBody,
+)
+NOT_FOUND = Reply("No memory with this id in the project, or it was deleted.", Mem0ErrorBody)
 
 _STATUS: tuple[tuple[type[FactgraphError], int], ...] = (
     (ValidationError, 400),
@@ -130,6 +140,29 @@ def error_response(exc: FactgraphError) -> Response:
         error.update(field=exc.field, reason=exc.reason)
     headers = {"Retry-After": "5"} if status == 503 else None
     return JSONResponse({"detail": message, "error": error}, status_code=status, headers=headers)
+
+
+def mem0_described(
+    summary: str,
+    *,
+    operation_id: str,
+    replies: Mapping[int, Reply],
+    body: Any = None,
+    params: Iterable[Param] = PROJECT_PARAMS,
+    description: str | None = None,
+) -> Callable[[Handler], Handler]:
+    """`described` for a mem0 route: every one may answer 400, and errors carry `detail`.
+    `operation_id` is the one mem0's own OpenAPI document gives the route."""
+    return described(
+        summary,
+        tag=TAG,
+        body=body,
+        params=params,
+        replies={400: BAD_INPUT, **replies},
+        description=description,
+        operation_id=operation_id,
+        errors=Mem0ErrorBody,
+    )
 
 
 def route(work: Handler) -> Handler:

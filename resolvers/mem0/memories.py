@@ -22,27 +22,94 @@ from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
 from graph.write.facts import Fact
 from resolvers.context import call
 from resolvers.mem0 import requests
-from resolvers.mem0.http import answer, json_body, project_of, route
-from resolvers.mem0.requests import MAX_PAGE_SIZE, boolean, integer, known, number
+from resolvers.mem0.bodies import (
+    DELETE_ALL_PARAMS,
+    LIST_PARAMS,
+    MAX_PAGE_SIZE,
+    MEMORY_ID,
+    PAGE_PARAMS,
+    PROJECT_PARAMS,
+    Mem0AddRequest,
+    Mem0ListRequest,
+    Mem0SearchRequest,
+    Mem0UpdateRequest,
+    query_names,
+)
+from resolvers.mem0.http import (
+    NOT_FOUND,
+    answer,
+    json_body,
+    mem0_described,
+    project_of,
+    route,
+)
+from resolvers.mem0.requests import boolean, integer, known, number
 from resolvers.mem0.shapes import (
-    AddResponse,
-    Deleted,
-    MemoryRecord,
-    Message,
-    Page,
-    ScoredRecord,
+    Extraction,
+    Mem0AddResponse,
+    Mem0Deleted,
+    Mem0ErrorBody,
+    Mem0HistoryEvent,
+    Mem0Memory,
+    Mem0Message,
+    Mem0Page,
+    Mem0ScoredMemory,
+    Mem0SearchResponse,
     added_record,
     history_record,
     memory_record,
     scored_record,
 )
+from resolvers.openapi import Param, Reply
 
-QUERY = (*requests.CONTEXT, "scope")
+QUERY = query_names(PROJECT_PARAMS)
+DELETE_LINKED = Param("delete_linked", "query", "Accepted: older versions are never shown.")
+ADDED = Reply("What became of each message, and whether extraction follows.", Mem0AddResponse)
+ADD_HELP = (
+    "Each message becomes a memory of its owner's scope (`<project>/user:<id>`). With "
+    "`infer: false` stored as given; else through factgraph's write pipeline (duplicates, "
+    "near duplicates, review of text aimed at the agent) and queued for the consolidator's "
+    "extraction. Needs the `writer` role."
+)
+LISTED = Reply(
+    "The memories, newest first: a list, or a page when both `page` and `page_size` are given.",
+    list[Mem0Memory] | Mem0Page,
+)
+LIST_HELP = "The live memories the filter matches (it must name ids). Needs the `reader` role."
+SEARCH_HELP = (
+    "factgraph's hybrid search (full text and meaning) in each scope the filter reaches (at "
+    "most 20 users, agents, apps or runs). `score` is the hit's relevance: the chance, 0..1, "
+    "that it answers the query; `threshold` compares it. Needs the `reader` role."
+)
 
 
+@mem0_described(
+    "Add memories (mem0 1.x)",
+    operation_id="memories_create",
+    body=Mem0AddRequest,
+    replies={200: ADDED},
+    description=ADD_HELP,
+)
 @route
-async def add(request: Request) -> Response:
-    """`POST /v1/memories/` (1.x client) and `POST /v3/memories/add/` (2.x, JavaScript)."""
+async def add_v1(request: Request) -> Response:
+    """`POST /v1/memories/`: the 1.x client's add."""
+    return await _add(request)
+
+
+@mem0_described(
+    "Add memories",
+    operation_id="memories_add_v3",
+    body=Mem0AddRequest,
+    replies={200: ADDED},
+    description=ADD_HELP,
+)
+@route
+async def add_v3(request: Request) -> Response:
+    """`POST /v3/memories/add/`: the 2.x and JavaScript clients' add."""
+    return await _add(request)
+
+
+async def _add(request: Request) -> Response:
     body = await json_body(request)
     known(request.query_params, QUERY)
     project = project_of(request, body)
@@ -59,10 +126,11 @@ async def add(request: Request) -> Response:
     return answer(add_response(added, infer=wanted["infer"]))
 
 
-def add_response(added: Added, *, infer: bool) -> AddResponse:
+def add_response(added: Added, *, infer: bool) -> Mem0AddResponse:
     results = [added_record(d) for d in added.decisions]
     new = sum(1 for r in results if r["event"] != "NONE")
     stored = f"stored {len(results)} message(s): {new} new or changed memories"
+    extraction: Extraction
     if not infer:
         extraction, message = "skipped", f"{stored}, kept as given (infer false)"
     elif added.extraction:
@@ -83,6 +151,13 @@ def add_response(added: Added, *, infer: bool) -> AddResponse:
     }
 
 
+@mem0_described(
+    "Get a memory",
+    operation_id="memories_read",
+    params=(*PROJECT_PARAMS, MEMORY_ID),
+    replies={200: Reply("The memory's current version.", Mem0Memory), 404: NOT_FOUND},
+    description="Needs the `reader` role.",
+)
 @route
 async def get(request: Request) -> Response:
     """`GET /v1/memories/{memory_id}/`: the memory's current version."""
@@ -92,6 +167,19 @@ async def get(request: Request) -> Response:
     return answer(memory_record(fact, project.ids(fact)))
 
 
+@mem0_described(
+    "Update a memory",
+    operation_id="memories_update",
+    body=Mem0UpdateRequest,
+    params=(*PROJECT_PARAMS, MEMORY_ID),
+    replies={
+        200: Reply("The memory's current version: a new id after a new text.", Mem0Memory),
+        404: NOT_FOUND,
+        409: Reply("The new text is already held by another live memory.", Mem0ErrorBody),
+    },
+    description="A new text supersedes the memory (its history keeps both versions); metadata "
+    "or an expiration date alone change it in place. Needs the `writer` role.",
+)
 @route
 async def update(request: Request) -> Response:
     """`PUT /v1/memories/{memory_id}/`: a new text supersedes; metadata or expiry change in
@@ -111,28 +199,54 @@ async def update(request: Request) -> Response:
     return answer(memory_record(fact, project.ids(fact)))
 
 
+@mem0_described(
+    "Delete a memory",
+    operation_id="memories_delete",
+    params=(*PROJECT_PARAMS, MEMORY_ID, DELETE_LINKED),
+    replies={200: Reply("Forgotten.", Mem0Message), 404: NOT_FOUND},
+    description="Forgets the memory's current version: it leaves every read, its history "
+    "stays. Needs the `writer` role.",
+)
 @route
 async def delete(request: Request) -> Response:
     """`DELETE /v1/memories/{memory_id}/`: forgets the current version (`delete_linked` is
     accepted: older versions are never shown anyway)."""
-    known(request.query_params, (*QUERY, "delete_linked"))
+    known(request.query_params, (*QUERY, DELETE_LINKED.name))
     boolean(request.query_params, "delete_linked", False)
     project = project_of(request)
     await call(project.delete, request.path_params["memory_id"])
-    return answer(Message(message="Memory deleted successfully!"))
+    return answer(Mem0Message(message="Memory deleted successfully!"))
 
 
+@mem0_described(
+    "Delete the memories of ids",
+    operation_id="memories_delete_all",
+    params=DELETE_ALL_PARAMS,
+    replies={200: Reply("Forgotten: `deleted` says how many were live.", Mem0Deleted)},
+    description="Forgets every memory carrying all the ids given (`*` for every one of that "
+    "kind; all four `*`: the whole project). Needs the `writer` role.",
+)
 @route
 async def delete_all(request: Request) -> Response:
     """`DELETE /v1/memories/?user_id=...`: forgets every memory of the ids given."""
     values = dict(request.query_params)
-    known(values, (*requests.DELETE_ALL_FIELDS, "scope"))
+    known(values, query_names(DELETE_ALL_PARAMS))
     project = project_of(request)
     where = requests.delete_all_filter(values)
     deleted: int = await call(project.delete_where, where)
-    return answer(Deleted(message="Memories deleted successfully!", deleted=deleted))
+    return answer(Mem0Deleted(message="Memories deleted successfully!", deleted=deleted))
 
 
+@mem0_described(
+    "A memory's history",
+    operation_id="memories_history_list",
+    params=(*PROJECT_PARAMS, MEMORY_ID),
+    replies={
+        200: Reply("ADD, then UPDATE per new text, then DELETE.", list[Mem0HistoryEvent]),
+        404: NOT_FOUND,
+    },
+    description="Needs the `reader` role.",
+)
 @route
 async def history(request: Request) -> Response:
     """`GET /v1/memories/{memory_id}/history/`: ADD, then UPDATE per new text, then DELETE."""
@@ -142,33 +256,56 @@ async def history(request: Request) -> Response:
     return answer([history_record(e, project.ids(e.fact)) for e in events])
 
 
+@mem0_described(
+    "List memories by query string",
+    operation_id="memories_list",
+    params=LIST_PARAMS,
+    replies={200: LISTED},
+    description=LIST_HELP,
+)
 @route
 async def list_v1(request: Request) -> Response:
     """`GET /v1/memories/?user_id=...`: a list, or a page with both `page` and `page_size`."""
     values: dict[str, Any] = dict(request.query_params)
-    known(values, (*requests.LIST_FIELDS, "scope"))
+    known(values, query_names(LIST_PARAMS))
     if "categories" in values:
         values["categories"] = request.query_params.getlist("categories")
     project = project_of(request)
     return await _listed(request, project, values, paged="page" in values and "page_size" in values)
 
 
+@mem0_described(
+    "List memories (mem0 1.x)",
+    operation_id="memories_list_v2",
+    body=Mem0ListRequest,
+    params=(*PROJECT_PARAMS, *PAGE_PARAMS),
+    replies={200: LISTED},
+    description=LIST_HELP,
+)
 @route
 async def list_v2(request: Request) -> Response:
     """`POST /v2/memories/` (the 1.x client's get_all): a list, or a page when asked for one."""
     body = await json_body(request)
-    known(request.query_params, (*QUERY, "page", "page_size"))
+    known(request.query_params, query_names((*PROJECT_PARAMS, *PAGE_PARAMS)))
     known(body, requests.LIST_FIELDS)
     values = {**body, **request.query_params}
     project = project_of(request, body)
     return await _listed(request, project, values, paged="page" in values and "page_size" in values)
 
 
+@mem0_described(
+    "List memories",
+    operation_id="memories_list_v3",
+    body=Mem0ListRequest,
+    params=(*PROJECT_PARAMS, *PAGE_PARAMS),
+    replies={200: Reply("One page of the memories, newest first.", Mem0Page)},
+    description=LIST_HELP,
+)
 @route
 async def list_v3(request: Request) -> Response:
     """`POST /v3/memories/` (the 2.x and JavaScript clients' get_all): always a page."""
     body = await json_body(request)
-    known(request.query_params, (*QUERY, "page", "page_size"))
+    known(request.query_params, query_names((*PROJECT_PARAMS, *PAGE_PARAMS)))
     known(body, requests.LIST_FIELDS)
     values = {**body, **request.query_params}
     project = project_of(request, body)
@@ -189,7 +326,7 @@ async def _listed(
     return answer(page_of(request, records, page, size))
 
 
-def page_of(request: Request, records: Sequence[MemoryRecord], page: int, size: int) -> Page:
+def page_of(request: Request, records: Sequence[Mem0Memory], page: int, size: int) -> Mem0Page:
     start = (page - 1) * size
     more = start + size < len(records)
     return {
@@ -204,19 +341,33 @@ def page_of(request: Request, records: Sequence[MemoryRecord], page: int, size: 
     }
 
 
+@mem0_described(
+    "Search memories (mem0 1.x)",
+    operation_id="memories_search_v2",
+    body=Mem0SearchRequest,
+    replies={200: Reply("The hits, best first.", list[Mem0ScoredMemory])},
+    description=SEARCH_HELP,
+)
 @route
 async def search_v2(request: Request) -> Response:
     """`POST /v2/memories/search/` (the 1.x client): a bare list of scored memories."""
     return answer(await _searched(request))
 
 
+@mem0_described(
+    "Search memories",
+    operation_id="memories_search_v3",
+    body=Mem0SearchRequest,
+    replies={200: Reply("The hits, best first.", Mem0SearchResponse)},
+    description=SEARCH_HELP,
+)
 @route
 async def search_v3(request: Request) -> Response:
     """`POST /v3/memories/search/` (the 2.x and JavaScript clients): `{"results": [...]}`."""
-    return answer({"results": await _searched(request)})
+    return answer(Mem0SearchResponse(results=await _searched(request)))
 
 
-async def _searched(request: Request) -> list[ScoredRecord]:
+async def _searched(request: Request) -> list[Mem0ScoredMemory]:
     body = await json_body(request)
     known(request.query_params, QUERY)
     known(body, requests.SEARCH_FIELDS)
@@ -235,4 +386,4 @@ async def _searched(request: Request) -> list[ScoredRecord]:
     hits = await call(
         project.search, query.strip(), where, top_k=top_k, threshold=threshold, as_of=as_of
     )
-    return [scored_record(h.fact, project.ids(h.fact), h.score) for h in hits]
+    return [scored_record(h.fact, project.ids(h.fact), h.relevance) for h in hits]

@@ -10,14 +10,22 @@ from starlette.responses import Response
 from graph.auth.roles import Forbidden
 from graph.mem0.entities import namespace_prefix, owner_scope
 from resolvers.context import authorize, principal_of
-from resolvers.mem0.http import answer, project_name, reaches, route
+from resolvers.mem0.http import answer, mem0_described, project_name, reaches, route
 from resolvers.mem0.memories import QUERY
 from resolvers.mem0.requests import known
-from resolvers.mem0.shapes import Ping
+from resolvers.mem0.shapes import Mem0Ping
+from resolvers.openapi import Reply
 
 ORGANISATION = "factgraph"
 
 
+@mem0_described(
+    "Check the key",
+    operation_id="ping_read",
+    replies={200: Reply("The key works: the project it works on.", Mem0Ping)},
+    description="What mem0's clients call when constructed. A key that reaches no scope of "
+    "the project answers 403 with the `factgraph keys create` line that would make one.",
+)
 @route
 async def ping(request: Request) -> Response:
     known(request.query_params, QUERY)
@@ -33,7 +41,7 @@ async def ping(request: Request) -> Response:
     label = key.label if key is not None else None
     email = label if label is not None and "@" in label else None
     return answer(
-        Ping(
+        Mem0Ping(
             status="ok",
             message=f"factgraph serves mem0's API for project {project!r}",
             org_id=ORGANISATION,

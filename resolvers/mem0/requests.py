@@ -1,7 +1,9 @@
-"""The request bodies and query strings of mem0's routes: which fields each takes, and their
-values checked and converted. A field no route of mem0's knows is refused (400, naming it);
-fields mem0 knows that factgraph has no use for (`async_mode`, `output_format`, `rerank`,
-`custom_instructions`, ...) are accepted and ignored (docs/mem0.md lists them).
+"""The request bodies and query strings of mem0's routes, their values checked and converted.
+
+Which fields each takes is bodies.py's (the TypedDicts /openapi.json describes): a field no
+route of mem0's knows is refused (400, naming it); fields mem0 knows that factgraph has no use
+for (`async_mode`, `output_format`, `rerank`, `custom_instructions`, ...) are accepted and
+ignored (docs/mem0.md lists them).
 """
 
 from __future__ import annotations
@@ -17,87 +19,19 @@ from graph.mem0.entities import ID_FIELDS, EntityIds, entity_ids
 from graph.mem0.filters import ANY, Filter, Node, all_of, parse
 from graph.mem0.writing import Message
 from graph.write.validation import parse_time
+from resolvers.mem0.bodies import (
+    Mem0AddRequest,
+    Mem0ListRequest,
+    Mem0SearchRequest,
+    Mem0UpdateRequest,
+    fields_of,
+)
 
 IDS = tuple(ID_FIELDS)
-# Sent by mem0's 1.x client with every call once /v1/ping/ named them: the project selects the
-# scopes (resolvers/mem0/http.py), the organisation means nothing here.
-CONTEXT = ("org_id", "project_id")
-IGNORED_ADD = (
-    "async_mode",
-    "output_format",
-    "version",
-    "custom_categories",
-    "custom_instructions",
-    "agent_custom_instructions",
-    "includes",
-    "excludes",
-    "immutable",
-    "enable_graph",
-    "structured_data_schema",
-    "prompt_profile_id",
-    "temporal_reasoning",
-    "timezone",
-    "observation_date",
-    "observation_datetime",
-    "source",
-)
-ADD_FIELDS = (
-    "messages",
-    *IDS,
-    "filters",
-    "metadata",
-    "infer",
-    "timestamp",
-    "expiration_date",
-    *CONTEXT,
-    *IGNORED_ADD,
-)
-IGNORED_SEARCH = (
-    "rerank",
-    "keyword_search",
-    "filter_memories",
-    "fields",
-    "version",
-    "output_format",
-    "async_mode",
-    "latest_only",
-    "source",
-)
-SEARCH_FIELDS = (
-    "query",
-    "filters",
-    *IDS,
-    "top_k",
-    "threshold",
-    "metadata",
-    "categories",
-    "show_expired",
-    "reference_date",
-    *CONTEXT,
-    *IGNORED_SEARCH,
-)
-LIST_FIELDS = (
-    "filters",
-    *IDS,
-    "page",
-    "page_size",
-    "metadata",
-    "categories",
-    "keywords",
-    "start_date",
-    "end_date",
-    "show_expired",
-    *CONTEXT,
-    "fields",
-    "version",
-    "output_format",
-    "async_mode",
-    "latest_only",
-    "limit",
-)
-UPDATE_FIELDS = ("text", "data", "metadata", "timestamp", "expiration_date", *CONTEXT)
-DELETE_ALL_FIELDS = (*IDS, "metadata", "filters", *CONTEXT)
-MAX_PAGE_SIZE = 200
+ADD_FIELDS = fields_of(Mem0AddRequest)
+SEARCH_FIELDS = fields_of(Mem0SearchRequest)
+LIST_FIELDS = fields_of(Mem0ListRequest)
+UPDATE_FIELDS = fields_of(Mem0UpdateRequest)
 
 
 class AddRequest(TypedDict):

@@ -11,10 +11,10 @@ from resolvers.mem0 import batch, entities, memories, ping
 
 routes = [
     Route("/v1/ping/", ping.ping, methods=["GET"]),
-    Route("/v1/memories/", memories.add, methods=["POST"]),
+    Route("/v1/memories/", memories.add_v1, methods=["POST"]),
     Route("/v1/memories/", memories.list_v1, methods=["GET"]),
     Route("/v1/memories/", memories.delete_all, methods=["DELETE"]),
-    Route("/v3/memories/add/", memories.add, methods=["POST"]),
+    Route("/v3/memories/add/", memories.add_v3, methods=["POST"]),
     Route("/v2/memories/", memories.list_v2, methods=["POST"]),
     Route("/v3/memories/", memories.list_v3, methods=["POST"]),
     Route("/v2/memories/search/", memories.search_v2, methods=["POST"]),

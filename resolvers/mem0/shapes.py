@@ -8,128 +8,224 @@ Field names and meanings are mem0's (docs/openapi.json of mem0ai/mem0); `decisio
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, TypedDict
+from typing import Any, Literal
+
+from typing_extensions import TypedDict
 
 from graph.mem0.entities import EntityIds, categories_of
 from graph.mem0.reading import Entity, HistoryEvent
 from graph.write.facts import Decision, DecisionKind, Fact
+from resolvers.openapi import ErrorDetail, Timestamp, body_schema
+
+AddEvent = Literal["ADD", "UPDATE", "NONE"]
+Extraction = Literal["queued", "unavailable", "skipped"]
 
 
-class MemoryRecord(TypedDict):
+@body_schema
+class Mem0Memory(TypedDict):
+    """A memory as mem0 shows it (factgraph's fact: its current version)."""
+
     id: str
+    """The memory's id (every version's id addresses the memory)."""
     memory: str
+    """Its text."""
     hash: str
+    """A digest of its text."""
     user_id: str | None
     agent_id: str | None
     app_id: str | None
     run_id: str | None
-    session_id: str | None  # mem0's list calls the run `session_id`, its search `run_id`
+    session_id: str | None
+    """The run again: mem0's list calls it `session_id`, its search `run_id`."""
     metadata: dict[str, Any] | None
-    categories: list[str] | None  # null without any (LlamaIndex prints "[a, b] : " before them)
-    created_at: str
-    updated_at: str
+    categories: list[str] | None
+    """Its tags other than ids; null without any (LlamaIndex prints them before the text)."""
+    created_at: Timestamp
+    """When it was recorded."""
+    updated_at: Timestamp
+    """When it last changed."""
     expiration_date: str | None
+    """The last day it is shown (YYYY-MM-DD, UTC)."""
     immutable: bool
 
 
-class ScoredRecord(MemoryRecord):
+@body_schema
+class Mem0ScoredMemory(Mem0Memory):
+    """A search hit: a memory and its relevance."""
+
     score: float
+    """The chance, 0..1, that the memory answers the query, from the memory and the query
+    alone (factgraph's relevance, docs/search.md): what `threshold` compares."""
 
 
-class AddedRecord(TypedDict):
+@body_schema
+class Mem0Added(TypedDict):
+    """What became of one message of an add."""
+
     id: str
+    """The memory that holds the message (an existing one for a duplicate)."""
     memory: str
-    event: str  # ADD, UPDATE or NONE
+    event: AddEvent
+    """ADD: a new memory; UPDATE: merged into or superseding one; NONE: a duplicate, or held
+    for review."""
     data: dict[str, str]
+    """`{"memory": text}`, as mem0 answers it."""
     previous_memory: str | None
-    decision: str  # factgraph's: insert, dedup, merge, supersede, quarantine
+    """The text of the memory it merged into or superseded."""
+    decision: DecisionKind
+    """factgraph's write decision."""
 
 
-class AddResponse(TypedDict):
-    results: list[AddedRecord]
+@body_schema
+class Mem0AddResponse(TypedDict):
+    """An add's answer (factgraph's `message` and `extraction` beside mem0's fields)."""
+
+    results: list[Mem0Added]
+    """One per message, in order."""
     relations: list[Any]
-    status: str
+    """Always empty (mem0's graph memory)."""
+    status: Literal["SUCCEEDED"]
+    """Done: an add is complete when it answers (no event to poll)."""
     message: str
-    extraction: str  # queued, unavailable (no LLM or extraction off), skipped (infer false)
+    """What was stored and whether extraction follows, in words."""
+    extraction: Extraction
+    """queued: the consolidator extracts memories from the messages; unavailable: no LLM
+    configured (or extraction off), kept as given; skipped: `infer` was false."""
 
 
-class Page(TypedDict):
+@body_schema
+class Mem0Page(TypedDict):
+    """One page of memories, newest first."""
+
     count: int
+    """How many memories match in all."""
     next: str | None
+    """The URL of the next page (null: the last)."""
     previous: str | None
-    results: list[MemoryRecord]
+    """The URL of the previous page (null: the first)."""
+    results: list[Mem0Memory]
 
 
-class SearchResponse(TypedDict):
-    results: list[ScoredRecord]
+@body_schema
+class Mem0SearchResponse(TypedDict):
+    """The hits, in factgraph's ranking."""
+
+    results: list[Mem0ScoredMemory]
 
 
-class HistoryRecord(TypedDict):
+@body_schema
+class Mem0HistoryEvent(TypedDict):
+    """One change of a memory."""
+
     id: str
     memory_id: str
+    """The version this event made (or deleted)."""
     input: list[dict[str, str]]
+    """Always empty."""
     old_memory: str | None
+    """The text before (null for ADD)."""
     new_memory: str | None
+    """The text after (null for DELETE)."""
     event: str
+    """ADD (the first version), UPDATE (each new text) or DELETE (forgotten)."""
     user_id: str | None
     agent_id: str | None
     app_id: str | None
     run_id: str | None
     categories: list[str] | None
     metadata: dict[str, Any] | None
-    created_at: str
-    updated_at: str
+    created_at: Timestamp
+    updated_at: Timestamp
     is_deleted: bool
 
 
-class EntityRecord(TypedDict):
+@body_schema
+class Mem0Entity(TypedDict):
+    """A user, agent, app or run holding live memories."""
+
     id: str
+    """`<type>:<name>`."""
     name: str
+    """The id as sent (`alice`)."""
     type: str
+    """user, agent, app or run."""
     total_memories: int
-    created_at: str
-    updated_at: str
+    """How many live memories carry the id."""
+    created_at: Timestamp
+    """When the first of them was recorded."""
+    updated_at: Timestamp
+    """When the last of them changed."""
     owner: str
+    """The project."""
     metadata: None
 
 
-class EntitiesResponse(TypedDict):
+@body_schema
+class Mem0Entities(TypedDict):
+    """Every user, agent, app and run with live memories the key may read (one page)."""
+
     count: int
     next: None
     previous: None
-    results: list[EntityRecord]
+    results: list[Mem0Entity]
     total_users: int
     total_agents: int
     total_apps: int
     total_runs: int
 
 
-class Ping(TypedDict):
-    status: str
+@body_schema
+class Mem0Ping(TypedDict):
+    """The key checked: the project it works on."""
+
+    status: Literal["ok"]
     message: str
     org_id: str
+    """Always `factgraph`."""
     project_id: str
+    """The project the calls work on (docs/mem0.md, Keys and projects)."""
     user_email: str | None
+    """The key's label when it is an e-mail address."""
 
 
-class Message(TypedDict):
+@body_schema
+class Mem0Message(TypedDict):
+    """Done, in words."""
+
     message: str
 
 
-class Deleted(TypedDict):
+@body_schema
+class Mem0Deleted(TypedDict):
+    """Done, in words, and how many memories were live and are now forgotten."""
+
     message: str
     deleted: int
 
 
-class FeedbackResponse(TypedDict):
+@body_schema
+class Mem0Feedback(TypedDict):
+    """The feedback kept (an audit event on the memory)."""
+
     id: str
+    """The memory's current version."""
     feedback: str | None
+    """POSITIVE, NEGATIVE, VERY_NEGATIVE or null."""
     feedback_reason: str | None
+
+
+@body_schema
+class Mem0ErrorBody(TypedDict):
+    """Every error answer of mem0's routes: mem0's clients raise with `detail`."""
+
+    detail: str
+    """The message, as mem0 answers it."""
+    error: ErrorDetail
 
 
 # mem0's events for factgraph's decisions: a duplicate changes nothing visible, a merge or a
 # supersede changes a memory, a quarantined write is held out of every read.
-EVENTS = {
+EVENTS: dict[DecisionKind, AddEvent] = {
     DecisionKind.INSERT: "ADD",
     DecisionKind.DEDUP: "NONE",
     DecisionKind.MERGE: "UPDATE",
@@ -138,7 +234,7 @@ EVENTS = {
 }
 
 
-def memory_record(fact: Fact, ids: EntityIds) -> MemoryRecord:
+def memory_record(fact: Fact, ids: EntityIds) -> Mem0Memory:
     return {
         "id": fact.id,
         "memory": fact.text,
@@ -157,11 +253,11 @@ def memory_record(fact: Fact, ids: EntityIds) -> MemoryRecord:
     }
 
 
-def scored_record(fact: Fact, ids: EntityIds, score: float) -> ScoredRecord:
+def scored_record(fact: Fact, ids: EntityIds, score: float) -> Mem0ScoredMemory:
     return {**memory_record(fact, ids), "score": score}
 
 
-def added_record(decision: Decision) -> AddedRecord:
+def added_record(decision: Decision) -> Mem0Added:
     fact, matched = decision.fact, decision.matched
     return {
         "id": fact.id,
@@ -169,11 +265,11 @@ def added_record(decision: Decision) -> AddedRecord:
         "event": EVENTS[decision.kind],
         "data": {"memory": fact.text},
         "previous_memory": matched.text if matched is not None and matched.id != fact.id else None,
-        "decision": decision.kind.value,
+        "decision": decision.kind,
     }
 
 
-def history_record(event: HistoryEvent, ids: EntityIds) -> HistoryRecord:
+def history_record(event: HistoryEvent, ids: EntityIds) -> Mem0HistoryEvent:
     fact, previous = event.fact, event.previous
     deleted = event.event == "DELETE"
     return {
@@ -195,7 +291,7 @@ def history_record(event: HistoryEvent, ids: EntityIds) -> HistoryRecord:
     }
 
 
-def entity_record(entity: Entity, project: str) -> EntityRecord:
+def entity_record(entity: Entity, project: str) -> Mem0Entity:
     return {
         "id": f"{entity.kind}:{entity.name}",
         "name": entity.name,
