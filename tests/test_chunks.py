@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -251,7 +252,7 @@ def bulk(db: Database, embedder: Embedder, settings: Settings, tmp_path: Path) -
 @pytest.fixture
 def scopes(db: Database) -> Iterator[list[str]]:
     """Four scopes of this test's own, deleted afterwards."""
-    names = [f"test-{uuid}" for uuid in __import__("uuid").uuid4().hex[:20:5]]
+    names = [f"test-{uuid.uuid4().hex[:12]}" for _ in range(4)]
     yield names
     for name in names:
         db.write("scope_delete", {"scope": name})
