@@ -1,8 +1,12 @@
-// Hard delete: the fact with its vector and text, the audit events that described it (the
-// caller then records one event with only the id and the reason), and entities and tags that
-// no other fact uses any more.
+// Hard delete: the fact with its vector and text, the chunks of its long text (their vectors,
+// graph/write/chunks.py), the audit events that described it (the caller then records one event
+// with only the id and the reason), and entities and tags that no other fact uses any more.
 MATCH (f:Fact {id: $id})
 WHERE f.scope = $scope
+CALL (f) {
+  MATCH (f)<-[:CHUNK_OF]-(c:Chunk)
+  DETACH DELETE c
+}
 OPTIONAL MATCH (f)-[:MENTIONS]->(e:Entity)
 OPTIONAL MATCH (f)-[:TAGGED]->(t:Tag)
 WITH f, collect(DISTINCT e) AS entities, collect(DISTINCT t) AS tags

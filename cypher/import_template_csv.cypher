@@ -23,7 +23,8 @@ CALL (row) {
       f.scope = $scope,
       f.text = row.text,
       f.index_text = row.text,
-      f.lexical_text = toLower(row.text),
+      // Within the TEXT index's value limit; `embed --missing` sets the lexical copy again.
+      f.lexical_text = left(toLower(row.text), 8000),
       f.subject = nullIf(row.subject, ''),
       f.predicate = nullIf(row.predicate, ''),
       f.object = nullIf(row.object, ''),

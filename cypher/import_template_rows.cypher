@@ -21,7 +21,8 @@ MERGE (f:Fact {id: coalesce(row.id, randomUUID())})
     f.scope = $scope,
     f.text = row.text,
     f.index_text = row.text,
-    f.lexical_text = toLower(row.text),
+    // Within the TEXT index's value limit; `embed --missing` sets the lexical copy again.
+    f.lexical_text = left(toLower(row.text), 8000),
     f.subject = row.subject,
     f.predicate = row.predicate,
     f.object = row.object,

@@ -3,6 +3,9 @@ CALL () {
   MATCH (f:Fact {scope: $scope}) DETACH DELETE f
 }
 CALL () {
+  MATCH (c:Chunk {scope: $scope}) DETACH DELETE c
+}
+CALL () {
   MATCH (e:Entity {scope: $scope}) DETACH DELETE e
 }
 CALL () {

@@ -5,6 +5,8 @@
 CALL () {
   MATCH (f:Fact {scope: $scope}) RETURN f AS n
   UNION ALL
+  MATCH (c:Chunk {scope: $scope}) RETURN c AS n
+  UNION ALL
   MATCH (a:AuditEvent {scope: $scope}) RETURN a AS n
   UNION ALL
   MATCH (e:Entity {scope: $scope}) RETURN e AS n

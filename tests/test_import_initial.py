@@ -62,7 +62,27 @@ def rows(embedder: Embedder) -> list[dict[str, Any]]:
             row["supersedes"] = ["fact-3"]
             row.pop("embedding")  # this one the model embeds, on both paths
         out.append({k: v for k, v in row.items() if v is not None})
+    # A text past the model's window: embedded in chunks on both paths (graph/write/chunks.py).
+    long = "\n\n".join(
+        f"Part {i}: Ana Berg planned the {thing} step by step, with every cost, every date and "
+        "every person involved written down, so that nothing was left to chance on the day."
+        for i, thing in enumerate(["garden", "bicycle tour", "Q3 report", "Lisbon trip"] * 5)
+    )
+    out.append({"id": "fact-long", "text": long, "valid_from": T0, "recorded_at": T0})
     out.append(dict(out[0]))  # an exact duplicate line
+    return out
+
+
+def chunk_spans(db: Database) -> dict[str, list[tuple[int, int, int]]]:
+    records = db.driver.execute_query(
+        "MATCH (c:Chunk {scope: $scope})-[:CHUNK_OF]->(f:Fact) "
+        "RETURN f.id AS fact, c.ord AS ord, c.start AS start, c.end AS end ORDER BY fact, ord",
+        scope=SCOPE,
+        database_=db.name,
+    ).records
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    for r in records:
+        out.setdefault(str(r["fact"]), []).append((r["ord"], r["start"], r["end"]))
     return out
 
 
@@ -107,9 +127,11 @@ def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(
         labels = initial.db.driver.execute_query(
             "MATCH (f:Fact:Active) RETURN count(f) AS n", database_=initial.db.name
         ).records[0]["n"]
+        offline_chunks = chunk_spans(initial.db)
     online = snapshot(db, SCOPE)
     try:
-        assert (summary.inserted, summary.deduplicated, summary.superseded) == (24, 1, 1)
+        assert (summary.inserted, summary.deduplicated, summary.superseded) == (25, 1, 1)
+        assert offline_chunks == chunk_spans(db) and len(offline_chunks["fact-long"]) >= 1
         supplied = {k for k, fact in offline.facts.items() if fact["embedder"] == "supplied"}
         vectors: list[dict[str, list[float]]] = []
         for snap in (offline, online):
@@ -121,13 +143,13 @@ def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(
             snap.supersedes = [(n, o, r, None) for n, o, r, _ in snap.supersedes]
         assert offline.facts == online.facts
         assert all(len(v) == embedder.dimensions for v in vectors[0].values())
-        assert len(supplied) == len(offline.facts) - 1  # both paths store them alike (32-bit)
+        assert len(supplied) == len(offline.facts) - 2  # both paths store them alike (32-bit)
         assert {k: vectors[0][k] for k in supplied} == {k: vectors[1][k] for k in supplied}
         assert offline == online
         assert offline.facts["fact-3"]["passage_text"]
         assert any("sourdough" in hit.fact.text for hit in found.hits[:3])
         assert "vector" in sources
-        assert lexical > 0 and vector == "fact-4" and labels == 24
+        assert lexical > 0 and vector == "fact-4" and labels == 25
     finally:
         db.driver.execute_query(
             "MATCH (n) WHERE n.scope = $s DETACH DELETE n", s=SCOPE, database_=db.name

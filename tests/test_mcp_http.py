@@ -16,6 +16,7 @@ from starlette.applications import Starlette
 
 from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
+from graph.write.validation import MAX_TEXT_CHARS
 from tests.mcp_helpers import failed, ok, over_http
 
 READ_TOOLS = {"search", "get", "history", "timeline"}
@@ -250,7 +251,7 @@ def test_malformed_arguments_are_tool_errors_naming_the_field(
         ("search", {"query": "x", "as_of": "last tuesday"}, "as_of"),
         ("search", {"query": "x", "tags": "red"}, "tags"),
         ("remember", {"text": ""}, "text"),
-        ("remember", {"text": "x" * 8_001}, "text"),
+        ("remember", {"text": "x" * (MAX_TEXT_CHARS + 1)}, "text"),
         ("remember", {"text": "ok", "importance": 11}, "importance"),
         ("remember", {"text": "ok", "valid_from": "soon"}, "valid_from"),
         ("remember", {"text": "ok", "trusted": True}, "trusted"),

@@ -70,7 +70,7 @@ def test_a_526_store_opens_on_2026_with_its_facts_and_the_filtered_index(
     try:
         db = Database(new.settings)
         apply_schema(db, embedder.dimensions, embedder.id, progress=False)
-        assert _vector_indexes(db) == {"fact_embedding_filtered"}
+        assert _vector_indexes(db) == {"fact_embedding_filtered", "chunk_embedding_filtered"}
         memory = Memory(db, embedder)
         found = memory.search(
             SCOPE, "Which country did Melanie leave?", mode="vector", track_access=False

@@ -73,11 +73,12 @@ def test_the_server_runs_the_cypher_of_its_generation(db: Database) -> None:
     assert cypher.generation() == expected
     names = {str(r["name"]) for r in db.read("vector_index_names")}
     if server.in_index_filters:
-        assert names == {vector_shards.FILTERED_INDEX}
+        assert names == {vector_shards.FILTERED_INDEX, vector_shards.FILTERED_CHUNK_INDEX}
         assert "SEARCH f IN (VECTOR INDEX" in cypher.load("search_candidates")
         assert "queryNodes($vector_index" not in cypher.load("search_candidates")
+        assert "queryNodes($chunk_index" not in cypher.load("search_candidates")
     else:
-        assert names == set(vector_shards.INDEXES)
+        assert names == set(vector_shards.INDEXES) | set(vector_shards.CHUNK_INDEXES)
 
 
 def test_the_schema_is_applied_again_without_change(db: Database, embedder: Embedder) -> None:

@@ -184,14 +184,110 @@ CALL (vec_fast, pool) {
   WITH f, score ORDER BY score DESC LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_wide
 }
+// Chunks: the windows of a long text after its first (graph/write/chunks.py), each a :Chunk
+// with its own vector, linked CHUNK_OF to its fact. A fact's vector score is the best of its
+// own vector's (its first window) and its chunks' (merged below); a chunk counts only through
+// its fact, under the fact's filters, so a forgotten or superseded fact's chunks never
+// surface. A scope of short texts has none, which one seek of the chunk_scope index says:
+// then no chunk index is asked (its shard may hold other scopes' chunks) and nothing below runs.
+CALL () {
+  RETURN EXISTS { MATCH (c:Chunk) WHERE c.scope = $filter.scope } AS chunked
+}
+CALL (tag_exact, chunked) {
+  WITH $vector AS vector
+  WHERE chunked AND vector IS NOT NULL AND NOT tag_exact AND NOT $scope_exact
+  MATCH (c:Chunk)
+    SEARCH c IN (VECTOR INDEX chunk_embedding_filtered FOR $vector
+      WHERE c.scope = $filter.scope LIMIT $chunk_fetch) SCORE AS score
+  WITH count(*) AS raw, collect({c: c, score: score}) AS mine
+  CALL (mine) {
+    UNWIND mine AS x
+    WITH x.c AS c, x.score AS score
+    MATCH (c)-[:CHUNK_OF]->(f:Fact)
+    WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+      AND all(t IN $filter.tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+      AND NOT f.id IN $filter.exclude
+    RETURN collect({f: f, score: score}) AS kept
+  }
+  RETURN raw AS chunk_raw, kept AS chunk_first
+}
+// Fewer than $k chunks kept while the index holds more: the filters kept few of the scope's
+// chunks. Then its chunks are scored exactly (a pool of fewer than $exact_max, found by the
+// chunk_scope index), else the index is asked $wide deep.
+CALL (chunk_raw, chunk_first) {
+  WITH CASE WHEN size(chunk_first) < $k AND chunk_raw >= $chunk_fetch THEN $filter.scope END AS gate
+  MATCH (c:Chunk)
+  WHERE c.scope = gate
+  WITH c LIMIT $exact_max
+  RETURN collect(c) AS chunk_pool
+}
+CALL (chunk_pool) {
+  UNWIND CASE WHEN size(chunk_pool) < $exact_max THEN chunk_pool ELSE [] END AS c
+  MATCH (c)-[:CHUNK_OF]->(f:Fact)
+  WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
+  WITH f, max(vector.similarity.cosine(c.embedding, $vector)) AS score
+  ORDER BY score DESC, f.id LIMIT $k
+  RETURN collect({f: f, score: score}) AS chunk_slow
+}
+CALL (chunk_pool) {
+  WITH chunk_pool
+  WHERE size(chunk_pool) >= $exact_max
+  MATCH (c:Chunk)
+    SEARCH c IN (VECTOR INDEX chunk_embedding_filtered FOR $vector
+      WHERE c.scope = $filter.scope LIMIT $wide) SCORE AS score
+  WITH c, score
+  MATCH (c)-[:CHUNK_OF]->(f:Fact)
+  WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
+  WITH f, max(score) AS score
+  ORDER BY score DESC, f.id LIMIT $k
+  RETURN collect({f: f, score: score}) AS chunk_wide
+}
+// When the facts were scored exactly (the pool above), their chunks are too.
+CALL (vec_fast, pool, chunked) {
+  UNWIND CASE WHEN chunked AND size(vec_fast) < $k AND size(pool) < $exact_max THEN pool
+              ELSE [] END AS f
+  MATCH (f)<-[:CHUNK_OF]-(c:Chunk)
+  WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+    AND all(t IN $filter.tags WHERE t IN f.tags)
+    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+    AND NOT f.id IN $filter.exclude
+  WITH f, max(vector.similarity.cosine(c.embedding, $vector)) AS score
+  ORDER BY score DESC, f.id LIMIT $k
+  RETURN collect({f: f, score: score}) AS chunk_exact
+}
+WITH *, chunk_first + chunk_slow + chunk_wide + chunk_exact AS chunk_hits
 WITH [l IN text_lists WHERE l.list = 'fulltext' | l][0] AS ft_list,
      [l IN text_lists WHERE l.list = 'passage' | l][0] AS ps_list,
      CASE WHEN size(vec_slow) > size(vec_fast) THEN vec_slow
           WHEN size(vec_wide) > size(vec_fast) THEN vec_wide
           ELSE vec_fast END AS vec,
-     size(vec_slow) > size(vec_fast) AS vec_exact
+     size(vec_slow) > size(vec_fast) AS vec_exact, chunk_hits
 WITH coalesce(ft_list.kept, []) AS ft, coalesce(ps_list.kept, []) AS ps, vec,
-     coalesce(ft_list.exhaustive, false) AS ft_exhaustive, vec_exact
+     coalesce(ft_list.exhaustive, false) AS ft_exhaustive, vec_exact, chunk_hits
+// The vector list with the chunks' facts: each fact once, at the best of its scores.
+CALL (vec, chunk_hits) {
+  UNWIND CASE WHEN size(chunk_hits) > 0 THEN vec + chunk_hits ELSE [] END AS x
+  WITH x.f AS f, max(x.score) AS score
+  ORDER BY score DESC, f.id LIMIT $k
+  RETURN collect({f: f, score: score}) AS vec_chunked
+}
+WITH ft, ps, CASE WHEN size(chunk_hits) > 0 THEN vec_chunked ELSE vec END AS vec,
+     ft_exhaustive, vec_exact
 CALL (ft, vec) {
   WITH ft, vec
   WHERE $hops > 0

@@ -40,6 +40,7 @@ RESULTS_DIR = "bench-results"
 BENCH_LINKS = {
     "](results/": f"]({RESULTS_DIR}/",
     "](../README.md#figures)": "](performance.md)",
+    "](../docs/": "](",
 }
 
 

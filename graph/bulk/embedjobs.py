@@ -13,6 +13,7 @@ Done facts drop out of the query, so a killed run simply continues when started 
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import uuid
@@ -35,7 +36,7 @@ from graph.storage import vector_shards
 from graph.storage.db import Database, run
 from graph.storage.schema import apply_schema, vector_dimensions
 from graph.storage.store import fact_properties
-from graph.write import passages
+from graph.write import chunks, passages
 from graph.write.facts import FactInput, FactStatus
 from graph.write.indexing import content_hash, index_text, lexical_text
 from graph.write.validation import parse_time, validate
@@ -76,8 +77,8 @@ class ReembedSummary:
         lines = []
         if self.rebuilt:
             lines.append(
-                f"rebuilt the vector indexes fact_embedding_*: {self.old_dimensions} -> "
-                f"{self.new_dimensions} dimensions"
+                "rebuilt the vector indexes (fact_embedding_*, chunk_embedding_*): "
+                f"{self.old_dimensions} -> {self.new_dimensions} dimensions"
             )
         lines.append(f"re-embedded {self.reembedded} facts with {self.embedder}")
         if not self.finished:
@@ -176,7 +177,7 @@ def _complete_batch(
     """Complete one batch in one transaction; invalid facts go to `skip` and the summary."""
     now = memory.clock()
     rows: list[dict[str, Any]] = []
-    texts: list[str] = []
+    texts: list[tuple[str, str]] = []
     for record in records:
         props = dict(record["props"])
         try:
@@ -187,13 +188,18 @@ def _complete_batch(
             continue
         row, text = _completion(memory, props, fact, status, now)
         rows.append(row)
-        texts.append(text)
-    for row, vector in zip(rows, memory.embedder.embed(texts), strict=True):
-        row["props"]["embedding"] = Vector(vector)
+        texts.append((text, fact.text))
+    made: dict[str, dict[str, Any]] = {}
+    for row, embedded in zip(rows, chunks.embed(memory.embedder, texts), strict=True):
+        row["props"]["embedding"] = Vector(embedded.vector)
+        fact_id, scope = row["props"]["id"], row["props"]["scope"]
+        made[fact_id] = chunks.row(fact_id, scope, embedded.chunks)
     if rows:
 
         def apply(tx: ManagedTransaction) -> list[Record]:
             outcomes = run(tx, "embed_missing_apply", rows=rows, now=now, actor=actor)
+            completed = [made[o["id"]] for o in outcomes if o["outcome"] == "completed"]
+            chunks.write(tx, completed)
             passages.refresh_rows(tx, [row["props"] for row in rows])
             return outcomes
 
@@ -284,12 +290,25 @@ def reembed(
             records = db.read("reembed_batch", {**params, "after": after, "limit": batch_size})
             if not records:
                 break
-            vectors = embedder.embed([str(r["text"]) for r in records])
+            made = chunks.embed(embedder, [(str(r["text"]), str(r["body"] or "")) for r in records])
             rows = [
-                {"id": r["id"], "embedding": Vector(v)}
-                for r, v in zip(records, vectors, strict=True)
+                {"id": r["id"], "embedding": Vector(m.vector)}
+                for r, m in zip(records, made, strict=True)
             ]
-            db.write("reembed_apply", {"rows": rows, "embedder": embedder.id})
+            # Each fact's chunks are replaced with its vector: a text the new model reads
+            # in other windows gets other chunks (none, when it now fits).
+            tails = [
+                chunks.row(str(r["id"]), str(r["scope"]), m.chunks)
+                for r, m in zip(records, made, strict=True)
+            ]
+
+            def apply(
+                tx: ManagedTransaction, rows: list[dict[str, Any]], tails: list[dict[str, Any]]
+            ) -> None:
+                run(tx, "reembed_apply", rows=rows, embedder=embedder.id)
+                chunks.write(tx, tails, replace=True)
+
+            db.write_tx(functools.partial(apply, rows=rows, tails=tails), "reembed")
             after = str(records[-1]["id"])
             if all_facts:
                 checkpoint.save({"after": after})

@@ -51,9 +51,9 @@ from graph.storage import vector_shards
 from graph.storage.db import run
 from graph.storage.schema import check_vector_dimensions, vector_dimensions
 from graph.storage.store import fact_properties
-from graph.write import passages
+from graph.write import chunks, passages
 from graph.write.facts import DecisionKind, FactInput
-from graph.write.indexing import content_hash, index_text, lexical_text
+from graph.write.indexing import capped, content_hash, index_text, lexical_text
 from graph.write.validation import parse_time
 
 KEPT_ERRORS = 1000
@@ -200,6 +200,8 @@ class _Prepared:
     lexical_text: str
     subject_key: str | None
     needs_vector: bool
+    # The file's vector was made by this model (an export): only a long text's chunks are due.
+    model_vector: bool = False
 
 
 Item = tuple[int, Row | RowError]
@@ -504,14 +506,12 @@ class Importer:
         facts = [row for row in facts if row.id not in existing]
         now = self.memory.clock()
         prepared = [self._prepare(row, now) for row in facts]
-        vectors = self._embed([p.index_text for p in prepared if p.needs_vector])
-        tally.counts["embedded"] += len(vectors)
+        embedded = self._embed(prepared)
+        tally.counts["embedded"] += sum(p.needs_vector for p in prepared)
         rows: list[dict[str, Any]] = []
         links: list[dict[str, Any]] = []
-        computed = iter(vectors)
-        for p in prepared:
-            vector = next(computed) if p.needs_vector else (p.row.vector or [])
-            rows.append(self._params(p, vector, now))
+        for p, made in zip(prepared, embedded, strict=True):
+            rows.append(self._params(p, made.vector, now, made.chunks))
             links += [
                 {
                     "new": p.row.id,
@@ -539,6 +539,8 @@ class Importer:
             new_rows = [row for row in rows if row["props"]["id"] in created]
             if new_rows:
                 _link_created(tx, new_rows, created, now, actor, stages, timed)
+                with timed("chunks"):
+                    chunks.write(tx, [row["chunks"] for row in new_rows])
             linked: list[Record] = []
             if links:
                 with timed("supersedes"):
@@ -629,7 +631,8 @@ class Importer:
         links = row.entities if row.entities is not None else self._resolve(fact)
         valid_from = fact.valid_from or now
         text_for_index = state.get("index_text") or index_text(fact, valid_from, self._mode)
-        lexical = state.get("lexical_text") or lexical_text(fact, [e.name for e in links])
+        given = state.get("lexical_text")
+        lexical = capped(given) if given else lexical_text(fact, [e.name for e in links])
         if "subject_key" in state:
             subject_key = state["subject_key"]
         else:
@@ -643,9 +646,16 @@ class Importer:
             lexical,
             subject_key if fact.subject else None,
             row.vector is None or stale,
+            row.vector is not None and state.get("embedder") == self.memory.embedder.id,
         )
 
-    def _params(self, p: _Prepared, vector: list[float], now: datetime) -> dict[str, Any]:
+    def _params(
+        self,
+        p: _Prepared,
+        vector: list[float],
+        now: datetime,
+        made: Sequence[chunks.Chunk] = (),
+    ) -> dict[str, Any]:
         row, state = p.row, p.row.state
         # As `Memory.remember` marks them: a vector from the file is "supplied", not the model's.
         embedder = self.memory.embedder.id if p.needs_vector else state.get("embedder", SUPPLIED)
@@ -680,6 +690,7 @@ class Importer:
             ],
             "audit_id": str(uuid.uuid5(ID_NAMESPACE, f"import:{row.id}")),
             "reason": f"imported from {self.path.name} line {row.line}",
+            "chunks": chunks.row(row.id, row.scope, made),
         }
 
     # -- full pipeline ---------------------------------------------------------------------
@@ -771,11 +782,28 @@ class Importer:
             records = self.memory.db.read("import_existing_ids", {"ids": ids})
         return {str(r["id"]): str(r["scope"]) for r in records}
 
-    def _embed(self, texts: list[str]) -> list[list[float]]:
-        if not texts:
-            return []
+    def _embed(self, prepared: Sequence[_Prepared]) -> list[chunks.Embedded]:
+        """Each row's vector and the chunks of its long text, as a remember makes them
+        (graph/write/chunks.py): computed, unless the file holds the vector; a vector the
+        file holds from this model still gets its chunks, one a caller supplied gets none."""
+        wanted = [p for p in prepared if p.needs_vector]
+        tails = [p for p in prepared if not p.needs_vector and p.model_vector]
+        embedder = self.memory.embedder
         with self._timed("embed"):
-            return self.memory.embedder.embed(texts)
+            made = iter(chunks.embed(embedder, [(p.index_text, p.row.fact.text) for p in wanted]))
+            added = iter(
+                chunks.embed(
+                    embedder, [(p.index_text, p.row.fact.text) for p in tails], first=False
+                )
+            )
+        out: list[chunks.Embedded] = []
+        for p in prepared:
+            if p.needs_vector:
+                out.append(next(made))
+            else:
+                tail = next(added).chunks if p.model_vector else ()
+                out.append(chunks.Embedded(list(p.row.vector or []), tail))
+        return out
 
     def _postfix(self) -> dict[str, int]:
         s = self.summary

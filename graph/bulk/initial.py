@@ -109,12 +109,10 @@ class InitialImporter(Importer):
         self._apply(tally)
         now = self._now
         prepared = [self._prepare(row, now) for row in facts]
-        vectors = iter(self._embed([p.index_text for p in prepared if p.needs_vector]))
-        for p in prepared:
-            vector = next(vectors) if p.needs_vector else (p.row.vector or [])
+        for p, made in zip(prepared, self._embed(prepared), strict=True):
             if p.needs_vector:
                 self.summary.embedded += 1
-            params = self._params(p, vector, now)
+            params = self._params(p, made.vector, now, made.chunks)
             self._write_fact(p.row, params)
         self.summary.records = batch[-1][0]
         self._bar.update(len(batch))
@@ -159,6 +157,13 @@ class InitialImporter(Importer):
             {"at": self._now.isoformat()},
         )
         self.files.relationship("CONCERNS", "AuditEvent", audit_id, "Fact", fact_id)
+        # The chunks of a long text, as cypher/chunks_write.cypher writes them.
+        for chunk in params["chunks"]["chunks"]:
+            chunk_key = f"{fact_id}\x1f{chunk['ord']}"
+            labels = ["Chunk", str(params["chunks"]["shard_label"])]
+            values = {"fact_id": fact_id, "scope": scope, **chunk}
+            self.files.node("Chunk", "Chunk", chunk_key, labels, values, {}, stored_id=False)
+            self.files.relationship("CHUNK_OF", "Chunk", chunk_key, "Fact", fact_id)
         for link in row.supersedes:
             self._links.append(
                 {

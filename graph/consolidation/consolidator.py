@@ -30,6 +30,7 @@ from graph.consolidation.llm_enrichers import WINDOW, EnrichmentFailed, LLMEnric
 from graph.errors import Conflict, FactgraphError, NotFound
 from graph.observability import metrics
 from graph.recall.llm import ChatClient
+from graph.write import chunks
 from graph.write.facts import FactInput, read_time
 from graph.write.validation import check_scope
 
@@ -81,6 +82,7 @@ class RunSummary:
 class _Planned:
     row: dict[str, Any]
     text_for_vector: str | None
+    text: str = ""  # the fact's own text, whose windows past the model's are its chunks
 
 
 class Consolidator:
@@ -153,11 +155,15 @@ class Consolidator:
             return 0
         finder = self._finder(scope) if self.settings.mentions else None
         planned = [self._plan(dict(r), finder, *self._with_llm(scope, dict(r))) for r in rows]
-        texts = [p.text_for_vector for p in planned if p.text_for_vector is not None]
-        vectors = iter(self.memory.embedder.embed(texts)) if texts else iter(())
-        for p in planned:
-            if p.text_for_vector is not None:
-                p.row["embedding"] = next(vectors)
+        wanted = [p for p in planned if p.text_for_vector is not None]
+        made = chunks.embed(
+            self.memory.embedder, [(p.text_for_vector or "", p.text) for p in wanted]
+        )
+        # A new index text means new windows: the fact's chunks are replaced with its vector.
+        tails: list[dict[str, Any]] = []
+        for p, embedded in zip(wanted, made, strict=True):
+            p.row["embedding"] = embedded.vector
+            tails.append(chunks.row(str(p.row["id"]), scope, embedded.chunks))
         now = self.clock()
 
         def work(tx: ManagedTransaction) -> int:
@@ -171,6 +177,8 @@ class Consolidator:
                 now=now,
                 actor=ACTOR,
             )
+            applied = {str(r["id"]) for r in records}  # a fact queued again is left alone
+            chunks.write(tx, [t for t in tails if t["fact_id"] in applied], replace=True)
             return len(records)
 
         done = self.memory.db.write_tx(work, "consolidate")
@@ -366,7 +374,7 @@ class Consolidator:
         if failures:
             parts.append(f"{len(failures)} failed (see consolidate_failed)")
         row["reason"] = "; ".join(parts) if parts else "nothing to add"
-        return _Planned(row, vector_text)
+        return _Planned(row, vector_text, r["text"] or "")
 
 
 def _age(now: datetime, oldest: datetime | None) -> float:

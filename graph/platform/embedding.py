@@ -31,6 +31,7 @@ from typing import Any
 from graph.config import DEFAULT_NEAR_DUPLICATE, Settings
 from graph.observability import tracing
 from graph.platform import model_sources
+from graph.platform.windows import Windows
 
 DEFAULT_MODEL = "local/e5-small-v2-int8"
 MINILM = "local/all-MiniLM-L6-v2-int8"
@@ -145,6 +146,12 @@ class Embedder:
         self._load_queries = functools.partial(load, settings.query_threads)
         self._query_lock = threading.Lock()
         probe = next(iter(self._model.embed(["dimension probe"])))
+        # The model's tokenizer is loaded by now (the probe went through it); fastembed keeps
+        # it on the ONNX model class, which its type does not declare.
+        tokenizer = getattr(self._model.model, "tokenizer", None)
+        if tokenizer is None:
+            raise EmbedderError(f"{self.name!r} has no tokenizer to cut long texts with")
+        self._windows = Windows.of(tokenizer)
         self.dimensions = len(probe)
         # The id names what produced the stored vectors: a pooling or document prefix other
         # than the model's own is part of it (the query prefix is not: stored vectors are equal).
@@ -176,6 +183,17 @@ class Embedder:
 
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0]
+
+    @property
+    def window(self) -> int:
+        """How many tokens the model reads of a text (its special tokens included)."""
+        return self._windows.max_tokens
+
+    def windows(self, text: str, context: str = "") -> list[tuple[int, int]]:
+        """Where `text` is cut so that each window, embedded with `context` before it (and the
+        document prefix), is read whole by the model: (start, end) character offsets, one
+        window when it fits (graph/platform/windows.py)."""
+        return self._windows.split(text, self.doc_prefix + context)
 
     @functools.lru_cache(maxsize=2048)  # noqa: B019 - one embedder per process; bounded
     def embed_query(self, text: str) -> tuple[float, ...]:

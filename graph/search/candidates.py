@@ -47,6 +47,10 @@ EXACT_MAX = 20_000
 RETRY_WIDER = 4
 WIDE = 5_000
 EXPANSION_SEEDS = 10
+# The chunks of long texts (graph/write/chunks.py) are asked of their own index this many times
+# deeper than the facts' (at most VECTOR_FETCH_MAX): a fact's neighbouring windows often come
+# back together, so k facts take more than k chunks.
+CHUNK_FANOUT = 2
 # A scope holding at least this share of all facts asks the full-text indexes without its scope
 # clause (graph/search/lucene.py scoped): the clause would narrow little and cost much. With half
 # the index, an over-fetch of OVERFETCH * k keeps about 1.5 k of the scope's matches on average;
@@ -420,6 +424,8 @@ def fetch(
         },
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         vector_index=vector_shards.index(scope),
+        chunk_index=vector_shards.chunk_index(scope),
+        chunk_fetch=min(max(VECTOR_FETCH_MAX, vec_fetch), CHUNK_FANOUT * vec_fetch),
         k=k,
         fetch=text_fetch_size(k, options, size),
         vec_fetch=vec_fetch,

@@ -119,6 +119,27 @@ SHARD_CLASSES: dict[tuple[type[Fact], int], type[Fact]] = {
 }
 
 
+class Chunk(StructuredNode):
+    """A window of a long fact's text after its first, with a vector of its own
+    (graph/write/chunks.py): `start` / `end` are character offsets in the fact's text."""
+
+    __label__ = "Chunk"
+    fact_id = StringProperty(required=True)
+    scope = StringProperty(required=True)
+    ord = IntegerProperty()
+    start = IntegerProperty()
+    end = IntegerProperty()
+
+    fact = RelationshipTo(Fact, "CHUNK_OF")
+
+
+# A chunk's label of its chunk vector index, as the facts' shard classes above.
+CHUNK_SHARD_CLASSES: dict[int, type[Chunk]] = {
+    n: type(f"Chunk{label}", (Chunk,), {"__label__": label, "__module__": __name__})
+    for n, label in enumerate(vector_shards.CHUNK_LABELS)
+}
+
+
 class AuditEvent(StructuredNode):
     __label__ = "AuditEvent"
     uid = StringProperty(db_property="id", required=True)

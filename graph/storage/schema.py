@@ -48,10 +48,11 @@ def check_vector_dimensions(db: Database, dimensions: int, embedder_id: str) -> 
     existing = vector_dimensions(db)
     if existing is not None and existing != dimensions:
         raise SchemaMismatch(
-            f"The vector indexes fact_embedding_* have {existing} dimensions but the embedder "
-            f"{embedder_id} produces {dimensions}. The embedding model changed since the facts "
-            "were embedded: run `factgraph reembed` to rebuild the indexes and re-embed every "
-            "fact, or set FACTGRAPH_MODEL back to the model the data was embedded with."
+            f"The vector indexes fact_embedding_* and chunk_embedding_* have {existing} "
+            f"dimensions but the embedder {embedder_id} produces {dimensions}. The embedding "
+            "model changed since the facts were embedded: run `factgraph reembed` to rebuild "
+            "the indexes and re-embed every fact, or set FACTGRAPH_MODEL back to the model the "
+            "data was embedded with."
         )
 
 

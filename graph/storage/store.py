@@ -19,6 +19,7 @@ from neo4j import ManagedTransaction
 from graph.errors import NotFound
 from graph.storage import vector_shards
 from graph.storage.db import Database, run
+from graph.write import chunks as chunk_nodes
 from graph.write import passages
 from graph.write.entities import ResolvedEntity
 from graph.write.facts import Fact, FactInput, FactStatus
@@ -95,8 +96,10 @@ def insert_fact(
     props: dict[str, Any],
     entities: list[EntityRef],
     now: datetime,
+    chunks: Sequence[chunk_nodes.Chunk] = (),
 ) -> tuple[Fact, bool]:
-    """Create the fact with its entity and tag links, or return the live duplicate."""
+    """Create the fact with its entity and tag links and the chunks of its long text
+    (graph/write/chunks.py), or return the live duplicate."""
     records = run(
         tx,
         "fact_insert",
@@ -117,6 +120,7 @@ def insert_fact(
     record = records[0]
     fact, created = Fact.from_node(record["fact"]), bool(record["created"])
     if created:
+        chunk_nodes.write(tx, [chunk_nodes.row(fact.id, scope, chunks)])
         passages.refresh(tx, scope, [fact])
     return fact, created
 

@@ -27,6 +27,14 @@ LEGACY_INDEX = "fact_embedding"  # the one index over every fact, before shards 
 # Neo4j 2026.01+ needs no shards: one index over every fact filters by scope and status inside
 # the index (cypher/neo4j2026/schema/003_vector.cypher). Facts keep their shard label there.
 FILTERED_INDEX = "fact_embedding_filtered"
+# The chunks of long texts (graph/write/chunks.py) are split the same way, by their scope's
+# shard, over indexes of their own: a fact's first window stays in the fact's index, so that
+# a store of short texts searches exactly as before, and its chunk index is empty.
+CHUNK_LABEL_PREFIX = "ChunkShard"
+CHUNK_INDEX_PREFIX = "chunk_embedding_"
+CHUNK_LABELS = tuple(f"{CHUNK_LABEL_PREFIX}{n:02d}" for n in range(SHARDS))
+CHUNK_INDEXES = tuple(f"{CHUNK_INDEX_PREFIX}{n:02d}" for n in range(SHARDS))
+FILTERED_CHUNK_INDEX = "chunk_embedding_filtered"
 
 
 def shard_of(scope: str) -> int:
@@ -52,3 +60,13 @@ def index_names(in_index_filters: bool) -> tuple[str, ...]:
 def index_of(scope: str, in_index_filters: bool) -> str:
     """The vector index that holds a scope's facts on a server of that generation."""
     return FILTERED_INDEX if in_index_filters else index(scope)
+
+
+def chunk_label(scope: str) -> str:
+    """The label that puts a chunk of `scope` into its shard's chunk index."""
+    return CHUNK_LABELS[shard_of(scope)]
+
+
+def chunk_index(scope: str) -> str:
+    """The chunk vector index that holds the chunks of `scope` (Neo4j 5.26)."""
+    return CHUNK_INDEXES[shard_of(scope)]

@@ -14,9 +14,10 @@ because the parts that do not depend on order are done once for the whole batch:
    on what the store held plus what the items before wrote: a fact inserted earlier in the
    batch is a duplicate, slot fact or neighbour of the later ones, and a fact it retired is
    none of these any more.
-4. The writes follow in the same transaction: all new facts in one statement, then, in input
-   order, the few writes that change a fact already there (reinforce, merge, supersede), then
-   the passages and the audit trail, one statement each.
+4. The writes follow in the same transaction: all new facts in one statement (and the chunks
+   of their long texts in one more, graph/write/chunks.py), then, in input order, the few
+   writes that change a fact already there (reinforce, merge, supersede), then the passages
+   and the audit trail, one statement each.
 
 The transaction holds the batch's slot locks from its first statement, so a concurrent
 writer of one of its slots waits, as it would behind a single remember. If a concurrent
@@ -45,7 +46,8 @@ from graph.errors import ValidationError
 from graph.storage import store, vector_shards
 from graph.storage.db import run
 from graph.storage.store import EntityRef, new_id
-from graph.write import passages
+from graph.write import chunks, passages
+from graph.write.chunks import Chunk
 from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.write.pipeline import Neighbour, Verdict, decide
 from graph.write.validation import fact_from_mapping, validate
@@ -63,6 +65,7 @@ class Item:
     quarantine: str | None
     entities: list[EntityRef]
     props: dict[str, Any]
+    chunks: tuple[Chunk, ...] = ()  # a long text's windows after the first
 
     @property
     def slot(self) -> tuple[str, str] | None:
@@ -457,6 +460,7 @@ class Batch:
         )
         if not all(record["created"] for record in records):
             raise StaleBatch("a concurrent writer stored the same content")
+        chunks.write(tx, [chunks.row(p.item.props["id"], self.scope, p.item.chunks) for p in plans])
         # Each new node is exactly what its row set (ON CREATE), its datetimes read back from
         # the ISO text Neo4j parsed them from: no need to send them back over the wire.
         return [Fact.from_node({**row["props"], **row["times"]}) for row in rows]

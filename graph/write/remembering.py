@@ -16,7 +16,7 @@ from graph.errors import Conflict, NotFound
 from graph.observability import tracing
 from graph.storage import store
 from graph.storage.store import EntityRef, fact_properties, new_id
-from graph.write import batch
+from graph.write import batch, chunks
 from graph.write.events import Action
 from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.write.indexing import content_hash, index_text, lexical_text
@@ -61,7 +61,7 @@ class Remembering(Recording):
         now = self.clock()
         quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
         status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
-        entities, props = self._prepare(scope, data, status, now)
+        entities, props, made = self._prepare(scope, data, status, now)
         embedding: list[float] = props["embedding"]
 
         def work(tx: ManagedTransaction) -> Decision:
@@ -117,7 +117,7 @@ class Remembering(Recording):
                     tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
                 )
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props_now, entities=entities, now=now
+                tx, scope=scope, props=props_now, entities=entities, now=now, chunks=made
             )
             if not created:  # lost a race to a concurrent writer of the same content
                 reason = "exact duplicate of a live fact in this scope"
@@ -195,7 +195,7 @@ class Remembering(Recording):
         data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
         reason = check_reason(reason)
         now = self.clock()
-        entities, props = self._prepare(scope, data, FactStatus.ACTIVE, now)
+        entities, props, made = self._prepare(scope, data, FactStatus.ACTIVE, now)
 
         def work(tx: ManagedTransaction) -> Decision:
             old = store.locked_fact(tx, scope, old_id)
@@ -209,7 +209,7 @@ class Remembering(Recording):
                 raise Conflict("the new fact has the same content as the one it would supersede")
             now, props_now = self._stamped(props, data)
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props_now, entities=entities, now=now
+                tx, scope=scope, props=props_now, entities=entities, now=now, chunks=made
             )
             if not created:
                 raise Conflict(f"the new content is already held by live fact {stored.id!r}")
@@ -224,17 +224,19 @@ class Remembering(Recording):
 
     def _prepare(
         self, scope: str, data: FactInput, status: FactStatus, now: datetime
-    ) -> tuple[list[EntityRef], dict[str, Any]]:
-        """Entities and the node's property map, embedding included (outside any transaction,
-        so a retried write never pays for the model twice)."""
+    ) -> tuple[list[EntityRef], dict[str, Any], tuple[chunks.Chunk, ...]]:
+        """Entities, the node's property map, embedding included, and the chunks of a long
+        text (outside any transaction, so a retried write never pays for the model twice).
+        A vector the caller supplied stands for the whole text: no chunks."""
         entities, text = self._entities(data), self._index_text(data, now)
         with tracing.span("remember.embed", supplied=data.embedding is not None):
-            embedding = (
-                list(data.embedding)
+            made = (
+                chunks.Embedded(list(data.embedding))
                 if data.embedding is not None
-                else self.embedder.embed_one(text)
+                else chunks.embed(self.embedder, [(text, data.text)])[0]
             )
-        return entities, self._properties(scope, data, status, now, entities, text, embedding)
+        props = self._properties(scope, data, status, now, entities, text, made.vector)
+        return entities, props, made.chunks
 
     def _batch_items(self, scope: str, inputs: list[FactInput], full: bool) -> list[batch.Item]:
         """`_prepare` for a batch: every text embedded in one pass (`Embedder.embed`).
@@ -247,16 +249,16 @@ class Remembering(Recording):
         texts = [self._index_text(data, now) for data in inputs]
         wanted = [i for i, data in enumerate(inputs) if data.embedding is None]
         with tracing.span("remember_many.embed", texts=len(wanted)):
-            made = self.embedder.embed([texts[i] for i in wanted])
-        vectors = dict(zip(wanted, made, strict=True))
+            made = chunks.embed(self.embedder, [(texts[i], inputs[i].text) for i in wanted])
+        embedded = dict(zip(wanted, made, strict=True))
         items: list[batch.Item] = []
         for i, data in enumerate(inputs):
             quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
             status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
             entities = self._entities(data)
-            embedding = list(data.embedding) if data.embedding is not None else vectors[i]
-            props = self._properties(scope, data, status, now, entities, texts[i], embedding)
-            items.append(batch.Item(i, data, quarantine, entities, props))
+            own = embedded.get(i) or chunks.Embedded(list(data.embedding or ()))
+            props = self._properties(scope, data, status, now, entities, texts[i], own.vector)
+            items.append(batch.Item(i, data, quarantine, entities, props, own.chunks))
         return items
 
     def _index_text(self, data: FactInput, now: datetime) -> str:

@@ -16,7 +16,10 @@ from graph.errors import ValidationError
 from graph.write.facts import FactInput
 from graph.write.turn_fields import lifted
 
-MAX_TEXT_CHARS = 8_000
+# A long text is embedded whole, in chunks of the model's window (graph/write/chunks.py): about
+# 30 chunks at this length. The JSON of a text this long, every character escaped, still fits
+# the request body limit (FACTGRAPH_MAX_BODY_BYTES, 1 MiB).
+MAX_TEXT_CHARS = 64_000
 MAX_TAGS = 32
 MAX_TAG_CHARS = 64
 MAX_FIELD_CHARS = 512

@@ -14,7 +14,7 @@ from typing import Any
 from graph.auth.roles import Role
 from graph.errors import NotFound
 from graph.memory import Memory
-from graph.write.validation import parse_time
+from graph.write.validation import MAX_TEXT_CHARS, parse_time
 from resolvers.mcp_server import shapes
 from resolvers.mcp_server.toolset import Caller, Tool
 
@@ -262,7 +262,7 @@ FACT_FIELDS: dict[str, Any] = {
     "text": _str(
         "The fact as one self-contained sentence, e.g. 'Melanie moved from Sweden to Oslo in "
         "May 2024'.",
-        max_length=8_000,
+        max_length=MAX_TEXT_CHARS,
     ),
     "subject": _str("Who or what the fact is about, e.g. 'Melanie'."),
     "predicate": _str(
