@@ -1,7 +1,10 @@
-// The query vector's cosine (index scale) of candidates that came without one: the passage list
-// of an overlapped search is asked before the query is embedded (graph/search/candidates.py).
-// The ids come in a map ($ask): a list parameter's size keys the plan cache (candidates.py).
+// The query vector's score (index scale; the best of the fact's own vector's and its chunks')
+// of candidates that came without one: the passage list of an overlapped search is asked
+// before the query is embedded (graph/search/candidates.py). The ids come in a map ($ask): a
+// list parameter's size keys the plan cache (candidates.py).
 UNWIND $ask.ids AS id
 MATCH (f:Fact {id: id})
 WHERE f.scope = $scope AND f.embedding IS NOT NULL
-RETURN f.id AS id, vector.similarity.cosine(f.embedding, $vector) AS score
+WITH f, vector.similarity.cosine(f.embedding, $vector) AS own,
+     COLLECT { MATCH (f)<-[:CHUNK_OF]-(c:Chunk) RETURN vector.similarity.cosine(c.embedding, $vector) } AS windows
+RETURN f.id AS id, reduce(best = own, s IN windows | CASE WHEN s > best THEN s ELSE best END) AS score

@@ -276,9 +276,9 @@ WITH [l IN text_lists WHERE l.list = 'fulltext' | l][0] AS ft_list,
      CASE WHEN size(vec_slow) > size(vec_fast) THEN vec_slow
           WHEN size(vec_wide) > size(vec_fast) THEN vec_wide
           ELSE vec_fast END AS vec,
-     size(vec_slow) > size(vec_fast) AS vec_exact, chunk_hits
+     size(vec_slow) > size(vec_fast) AS vec_exact, chunk_hits, chunked
 WITH coalesce(ft_list.kept, []) AS ft, coalesce(ps_list.kept, []) AS ps, vec,
-     coalesce(ft_list.exhaustive, false) AS ft_exhaustive, vec_exact, chunk_hits
+     coalesce(ft_list.exhaustive, false) AS ft_exhaustive, vec_exact, chunk_hits, chunked
 // The vector list with the chunks' facts: each fact once, at the best of its scores.
 CALL (vec, chunk_hits) {
   UNWIND CASE WHEN size(chunk_hits) > 0 THEN vec + chunk_hits ELSE [] END AS x
@@ -287,7 +287,7 @@ CALL (vec, chunk_hits) {
   RETURN collect({f: f, score: score}) AS vec_chunked
 }
 WITH ft, ps, CASE WHEN size(chunk_hits) > 0 THEN vec_chunked ELSE vec END AS vec,
-     ft_exhaustive, vec_exact
+     ft_exhaustive, vec_exact, chunked
 CALL (ft, vec) {
   WITH ft, vec
   WHERE $hops > 0
@@ -333,14 +333,19 @@ CALL (ft, ps, vec, graph) {
     last_accessed_at: toString(n.last_accessed_at)} END)
     AS facts
 }
-// The vector's cosine of every candidate the vector list did not return, so that each candidate
-// has the same signals for the relevance model (graph/search/relevance.py), wherever it came from.
-CALL (ft, ps, vec, graph) {
+// The vector score of every candidate the vector list did not return (the best of its own
+// vector's and its chunks'), so that each candidate has the same signals for the relevance
+// model (graph/search/relevance.py), wherever it came from.
+CALL (ft, ps, vec, graph, chunked) {
   WITH [v IN vec | v.f] AS found, ft + ps + graph AS others
   UNWIND CASE WHEN $vector IS NOT NULL THEN others ELSE [] END AS x
   WITH DISTINCT x.f AS n, found
   WHERE NOT n IN found AND n.embedding IS NOT NULL
-  RETURN collect({id: n.id, score: vector.similarity.cosine(n.embedding, $vector)}) AS cosines
+  WITH n, vector.similarity.cosine(n.embedding, $vector) AS own,
+       CASE WHEN chunked THEN COLLECT { MATCH (n)<-[:CHUNK_OF]-(c:Chunk)
+         RETURN vector.similarity.cosine(c.embedding, $vector) } ELSE [] END AS windows
+  RETURN collect({id: n.id, score: reduce(best = own, s IN windows |
+    CASE WHEN s > best THEN s ELSE best END)}) AS cosines
 }
 RETURN [x IN ft | {id: x.f.id, score: x.score}] AS fulltext,
        [x IN vec | {id: x.f.id, score: x.score}] AS vector,
