@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,7 +30,14 @@ from bench.devsets import Question
 from bench.recall import MEASURES, Ranked, auc, dedupe, measures
 from graph.search.lucene import terms
 from graph.search.newer import Timed, reorder, same_thing
-from graph.search.relevance import FEATURES, NO_COSINE, Relevance, features
+from graph.search.relevance import (
+    FEATURES,
+    NO_COSINE,
+    STANDING_LISTS,
+    Relevance,
+    features,
+    standings,
+)
 from graph.search.subjects import named, subject_key
 
 Row = dict[str, Any]
@@ -68,6 +76,12 @@ def row_features(row: Row) -> dict[str, list[float]]:
     cands = row["candidates"]
     names = named(question_, (c.get("subject") for c in cands.values()))
     the_one = next(iter(names)) if len(names) == 1 else None
+    stand = standings(
+        {
+            name: [(fid, c["lists"][name][1]) for fid, c in cands.items() if name in c["lists"]]
+            for name in STANDING_LISTS
+        }
+    )
     out = {}
     for fid, cand in cands.items():
         lists = cand["lists"]
@@ -79,6 +93,7 @@ def row_features(row: Row) -> dict[str, list[float]]:
             passage=lists["passage"][1] if "passage" in lists else 0.0,
             query_terms=n_terms,
             subject=the_one is not None and subject is not None and subject_key(subject) == the_one,
+            standing=stand.get(fid, (0.0, 0.0, 0.0)),
         )
     return out
 
@@ -150,16 +165,22 @@ def ranked(row: Row, scores: dict[str, float], newer: float | None = None) -> Ra
 
 
 def newer_first(
-    row: Row, order: list[str], scores: list[float], close: float, depth: int = 10
+    row: Row, order: list[str], scores: list[float], floor: float, depth: int = 10
 ) -> tuple[list[str], list[float]]:
     """graph/search/newer.py's rule over a dumped question: among the top `depth`, a candidate
-    newer than a higher one, with a relevance within `close` (a share) of it, moves above it."""
+    newer than a higher one of the same subject moves above it when both have a relevance of
+    at least `floor`."""
     cands = row["candidates"]
     top, rest = order[:depth], order[depth:]
     top_scores, rest_scores = scores[:depth], scores[depth:]
     items = [newer_item(fid, cands[fid], s) for fid, s in zip(top, top_scores, strict=True)]
     score_of = dict(zip(top, top_scores, strict=True))
-    moved = reorder(items, lambda a, b: same_thing(score_of[a], score_of[b], close))
+
+    def same(a: str, b: str) -> bool:
+        subject_a, subject_b = cands[a].get("subject"), cands[b].get("subject")
+        return same_thing(score_of[a], score_of[b], subject_a, subject_b, floor)
+
+    moved = reorder(items, same)
     return [m.id for m in moved] + rest, [m.score for m in moved] + rest_scores
 
 
@@ -192,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--write", type=Path, default=None, help="write the model fit on both")
     parser.add_argument(
-        "--newer", type=float, nargs="*", default=None, help="closeness shares to try (newer first)"
+        "--newer", type=float, nargs="*", default=None, help="relevance floors to try (newer first)"
     )
     args = parser.parse_args(argv)
     rows = read(args.dump)
@@ -223,19 +244,26 @@ def main(argv: list[str] | None = None) -> int:
             figures = evaluate(by_set[name], scorer)
             print(f"{label:<22}" + "".join(f"{figures.get(m, math.nan):>15.3f}" for m in shown))
     if args.newer:
-        print("\nnewer first (the model fit on both), by closeness of relevance:")
+        print("\nnewer first (the model fit on both), by the relevance both hits need:")
         for name in names:
             shown = (*MEASURES.get(name, ()), "auc")
-            print(f"\n{name}\n{'close':<22}" + "".join(f"{m:>15}" for m in shown))
-            for close in [None, *args.newer]:
-                figures = evaluate(by_set[name], model_scorer(both), close)
-                label = "off" if close is None else str(close)
+            print(f"\n{name}\n{'floor':<22}" + "".join(f"{m:>15}" for m in shown))
+            for floor in [None, *args.newer]:
+                figures = evaluate(by_set[name], model_scorer(both), floor)
+                label = "off" if floor is None else str(floor)
                 print(f"{label:<22}" + "".join(f"{figures.get(m, math.nan):>15.3f}" for m in shown))
     print("\ncoefficients (bias first):", FEATURES)
     for label, model in [*models.items(), ("both", both)]:
         print(f"  {label:<12} {[round(w, 3) for w in model.weights]}")
     if args.write:
-        args.write.write_text(both.to_json() + "\n", encoding="utf-8")
+        about = {
+            "trained_by": "bench/ranker.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            "dump_made_by": "bench/recall.py --dump DUMP (both development sets)",
+            "questions": {name: len(by_set[name]) for name in names},
+            "candidates": len(y),
+            "l2": args.l2,
+        }
+        args.write.write_text(both.to_json(**about) + "\n", encoding="utf-8")
         print(f"written {args.write}")
     return 0
 

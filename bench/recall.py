@@ -50,7 +50,6 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 K = 10
 WINDOW = 2
-SIMILAR = 0.8  # candidates' pairwise similarities kept in a dump from this on (index scale)
 LISTS = ("fulltext", "vector", "passage")
 # The names the results use for each ranking (the issue's: "passages" for the passage list).
 RANKINGS = {"hybrid": "hybrid", "fulltext": "fulltext", "vector": "vector", "passage": "passages"}
@@ -190,8 +189,9 @@ def load(memory: Memory, scope: str, conversation: Conversation) -> float:
 
 def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
     """Every candidate of the question with what the lists said of it, for the list rankings
-    and for bench/ranker.py: key, time, each list's rank and raw score, and the cosine of its
-    vector to the question's (for candidates the vector list did not return as well)."""
+    and for bench/ranker.py: key, time, subject, each list's rank and raw score, its vector
+    score as search reads it (`cosine`), and the two it is the best of: its own vector's
+    (`own`) and its best chunk's (`window`, None for a text with no chunks)."""
     options = SearchOptions.build(track_access=False)
     vector = list(memory.embedder.embed_query(q.text.strip()))
     found = fetch(
@@ -206,8 +206,8 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
     records = memory.db.read(
         "bench_fact_similarity", {"scope": scope, "ids": list(found.facts), "vector": vector}
     )
-    cosines = {str(r["id"]): float(r["score"]) for r in records}
-    similar = similar_pairs({str(r["id"]): list(r["embedding"]) for r in records})
+    own = {str(r["id"]): float(r["own"]) for r in records}
+    windows = {str(r["id"]): r["window"] for r in records}
     out: dict[str, Any] = {}
     for name, items in found.lists.items():
         for rank, (fid, raw) in enumerate(items, start=1):
@@ -218,31 +218,15 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
                     "key": key(fact.session_id, fact.turn),
                     "valid_from": fact.valid_from.isoformat() if fact.valid_from else None,
                     "chars": len(fact.text),
-                    "cosine": cosines.get(fid),
+                    "cosine": found.cosines.get(fid),
+                    "own": own.get(fid),
+                    "window": windows.get(fid),
                     "turn": fact.turn,
                     "subject": fact.subject,
-                    "similar": similar.get(fid, {}),
                     "lists": {},
                 },
             )
             entry["lists"].setdefault(name, [rank, raw])
-    return out
-
-
-def similar_pairs(vectors: dict[str, list[float]]) -> dict[str, dict[str, float]]:
-    """For each candidate, the others whose vectors are close to its own (index scale >= 0.8)."""
-    import numpy as np
-
-    ids = list(vectors)
-    if not ids:
-        return {}
-    m = np.array([vectors[i] for i in ids], dtype=float)
-    m /= np.linalg.norm(m, axis=1, keepdims=True)
-    sims = (1.0 + m @ m.T) / 2.0
-    out: dict[str, dict[str, float]] = {}
-    for a, b in zip(*np.nonzero(sims >= SIMILAR), strict=True):
-        if a != b:
-            out.setdefault(ids[a], {})[ids[b]] = round(float(sims[a, b]), 4)
     return out
 
 

@@ -95,7 +95,8 @@ def search(
         )
     top = order(query, found, options, now, active, options.top_k)
     hits, extra = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now))
-    if options.newer_first:
+    if options.newer_first and options.fusion.method is FusionMethod.MODEL:
+        # Only the model's relevance says how likely a hit answers the query (newer.FLOOR).
         hits = newer.first(hits)
     ids = [h.fact.id for h in hits]
     if options.track_access:
@@ -144,14 +145,16 @@ def order(
     if not reranked:
         return []
     briefs = found.briefs
-    if calibrated and reranked is fused:
-        # The model's relevance is already on its scale, and counts the subject itself.
-        relevances = [score for _, score in reranked]
+    scores = [score for _, score in reranked]
+    if calibrated and all(0.0 <= score <= 1.0 for score in scores):
+        # The model's relevance is already on its scale, and counts the subject itself; so is a
+        # reranker's that answers on the same scale (the identity reranker, a probability).
+        relevances = scores
     else:
         relevances = boosted(
             query,
             [briefs[fid].subject for fid, _ in reranked],
-            normalise([score for _, score in reranked]),
+            normalise(scores),
             options.subject_boost,
         )
     tau = options.decay.tau_days if options.decay is not None else options.recency_tau_days

@@ -112,7 +112,7 @@ class SearchOptions:
     passages: bool = True
     subject_boost: float = DEFAULT_SUBJECT_BOOST
     # Among the hits, a newer statement of the same thing ranks above the older one
-    # (graph/search/newer.py).
+    # (graph/search/newer.py; MODEL fusion only, whose relevance it reads).
     newer_first: bool = True
     # Hits whose relevance is below this are left out (0..1; 0 keeps every hit).
     min_score: float = 0.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -30,6 +30,9 @@ FEATURES = (
     "fulltext_per_term",
     "passage_per_term",
     "subject",
+    "fulltext_standing",
+    "vector_standing",
+    "passage_standing",
 )
 # A candidate the query was not embedded for (a FULLTEXT search) counts as orthogonal to it.
 NO_COSINE = 0.5
@@ -37,7 +40,13 @@ MODEL_FILE = Path(__file__).with_name("relevance.json")
 
 
 def features(
-    *, cosine: float, fulltext: float, passage: float, query_terms: int, subject: bool
+    *,
+    cosine: float,
+    fulltext: float,
+    passage: float,
+    query_terms: int,
+    subject: bool,
+    standing: Sequence[float] = (0.0, 0.0, 0.0),
 ) -> list[float]:
     """The model's inputs for one candidate.
 
@@ -46,6 +55,12 @@ def features(
     per term is given too: a long question's sum is not a better match than a short one's.
     `subject`: the query names this fact's subject, and no other candidate's
     (graph/search/subjects.py): on LoCoMo 96% of such questions' evidence is that subject's.
+    `standing`: where the candidate stands in the full-text, vector and passage lists, min-max
+    (1 for a list's best, 0 for its last or where it is absent), as COMBSUM reads them. The
+    scores alone do not say how clear a winner is across queries: without these the model lost
+    to COMBSUM on both development sets, and shares of the best instead of min-max lost about a
+    point on each (bench/README.md "Recall on both development sets"). This is what makes a
+    hit's relevance depend on the other candidates of its lists.
     """
     terms_ = max(1, query_terms)
     return [
@@ -55,7 +70,26 @@ def features(
         max(0.0, fulltext) / terms_,
         max(0.0, passage) / terms_,
         1.0 if subject else 0.0,
+        *standing,
     ]
+
+
+STANDING_LISTS = ("fulltext", "vector", "passage")
+
+
+def standings(lists: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, list[float]]:
+    """Each candidate's min-max standing in each of STANDING_LISTS (0 where absent)."""
+    out: dict[str, list[float]] = {}
+    for i, name in enumerate(STANDING_LISTS):
+        items = lists.get(name, ())
+        if not items:
+            continue
+        values = [score for _, score in items]
+        low, high = min(values), max(values)
+        for fid, score in items:
+            row = out.setdefault(fid, [0.0, 0.0, 0.0])
+            row[i] = max(row[i], 1.0 if high <= low else (score - low) / (high - low))
+    return out
 
 
 def scored(
@@ -72,6 +106,7 @@ def scored(
         order.update((fid, None) for fid, _ in items)
     names = named(query, (found.briefs[fid].subject for fid in order))
     the_one = next(iter(names)) if len(names) == 1 else None
+    stand = standings(found.lists)
     out = []
     for fid in order:
         subject = found.briefs[fid].subject
@@ -81,6 +116,7 @@ def scored(
             passage=passage.get(fid, 0.0),
             query_terms=n_terms,
             subject=the_one is not None and subject is not None and subject_key(subject) == the_one,
+            standing=stand.get(fid, (0.0, 0.0, 0.0)),
         )
         out.append((fid, active.probability(x)))
     place = {fid: i for i, fid in enumerate(order)}
