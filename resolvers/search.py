@@ -30,9 +30,9 @@ class SearchMode(enum.Enum):
 
 
 @strawberry.enum(
-    description="MODEL (the default without a fusion input): each candidate's relevance from "
-    "the relevance model, the chance it answers the query (docs/search.md). COMBSUM: sum of "
-    "each list's min-max normalised scores, times its weight. RRF: sum of 1 / (k + rank), "
+    description="COMBSUM (the default without a fusion input): sum of each list's min-max "
+    "normalised scores, times its weight. MODEL: each candidate's relevance from the relevance "
+    "model, the chance it answers the query (docs/search.md). RRF: sum of 1 / (k + rank), "
     "every list weighing 1. WEIGHTED: RRF with the list weights."
 )
 class SearchFusionMethod(enum.Enum):
@@ -43,7 +43,7 @@ class SearchFusionMethod(enum.Enum):
 
 
 @strawberry.input(
-    description="Fusion of the candidate lists. Without this input a search uses MODEL; an "
+    description="Fusion of the candidate lists. Without this input a search uses COMBSUM; an "
     "input without a method is RRF, so `{k: 60}` is the reciprocal rank fusion of old."
 )
 class SearchFusionInput:
@@ -99,8 +99,8 @@ class SearchOptionsInput:
     )
     newer_first: bool = strawberry.field(
         default=True,
-        description="Among the hits, a newer statement of the same thing (session date, then "
-        "turn) ranks above the older one.",
+        description="MODEL fusion: among the hits, a newer statement of the same thing "
+        "(session date, then turn) ranks above the older one.",
     )
     min_score: float = strawberry.field(
         default=0.0,
@@ -161,9 +161,9 @@ class SearchHit:
     fact: Fact
     score: float
     relevance: float = strawberry.field(
-        description="MODEL fusion (the default): the chance, 0..1, that the fact answers the "
-        "query, from the fact and the query alone, so it can be thresholded (minScore). Other "
-        "fusions: fused score / best fused score (with the subject boost, if any)."
+        description="COMBSUM, RRF, WEIGHTED: fused score / best fused score, 0..1 (with the "
+        "subject boost, if any). MODEL: the relevance model's chance, 0..1, that the fact "
+        "answers the query. minScore compares it."
     )
     fused: float
     importance: float = strawberry.field(description="importance / 10.")

@@ -12,7 +12,8 @@ from mcp.client.session import ClientSession
 
 from graph.errors import ValidationError
 from graph.memory import Memory
-from graph.search.newer import FLOOR
+from graph.search import SearchOptions, engine
+from graph.search.newer import FLOOR, Timed, reorder, same_thing
 from tests.mcp_helpers import ok, over_http
 
 
@@ -30,49 +31,59 @@ def tennis(memory: Memory, scope: str) -> dict[str, str]:
     }
 
 
+MODEL = {"method": "model"}
+
+
 def relevance(memory: Memory, scope: str, query: str, **options: Any) -> dict[str, float]:
     hits = memory.search(scope, query, track_access=False, **options).hits
     return {h.fact.id: h.relevance for h in hits}
 
 
-def test_every_fact_holding_the_query_word_is_relevant_and_none_scores_zero(
+def test_the_model_gives_every_hit_a_chance_strictly_between_zero_and_one(
     memory: Memory, scope: str, tennis: dict[str, str]
 ) -> None:
     """LangGraph's store test: of two items holding the query word, the second scored exactly
     0.0 under min-max fusion, and a caller dropping low scores lost it."""
-    found = relevance(memory, scope, "tennis")
-    matches = [found[tennis["ana"]], found[tennis["club"]]]
-    others = [found[tennis["cello"]], found[tennis["bread"]]]
-    assert min(matches) > 0.5 > max(others)
+    found = relevance(memory, scope, "When does the tennis club open?", fusion=MODEL)
+    assert set(found) == set(tennis.values())
     assert all(0.0 < score < 1.0 for score in found.values())
+    assert max(found, key=found.__getitem__) == tennis["club"]
 
 
-def test_a_hits_relevance_does_not_depend_on_the_other_candidates(
-    memory: Memory, scope: str, tennis: dict[str, str]
+def test_the_model_relevance_is_the_same_with_the_passage_list_asked_apart(
+    memory: Memory, scope: str
 ) -> None:
-    """The model reads each candidate alone: leaving the best match out of the pool, or asking
-    for fewer candidates, does not move another hit's relevance, where min-max fusion did."""
-    alone = relevance(memory, scope, "tennis on Saturday")
-    assert max(alone, key=alone.__getitem__) == tennis["ana"]
-    without = relevance(memory, scope, "tennis on Saturday", exclude_ids=[tennis["ana"]])
-    fewer = relevance(memory, scope, "tennis on Saturday", candidate_top_k=2)
-    assert without[tennis["club"]] == pytest.approx(alone[tennis["club"]], abs=1e-9)
-    assert fewer[tennis["club"]] == pytest.approx(alone[tennis["club"]], abs=1e-9)
-    combsum = {"fusion": {"method": "combsum"}}
-    before = relevance(memory, scope, "tennis on Saturday", **combsum)
-    after = relevance(memory, scope, "tennis on Saturday", exclude_ids=[tennis["ana"]], **combsum)
-    assert after[tennis["club"]] != pytest.approx(before[tennis["club"]])
+    """An overlapped search asks the passage list before the query is embedded; the vector
+    scores of the candidates only it found are asked after, so every candidate is scored on
+    the same signals either way."""
+    for turn, text in enumerate(
+        ["We hiked to the glacier lake", "My boots gave me blisters", "Get some moleskin"]
+    ):
+        put(memory, scope, text, session_id="s1", turn=turn)
+    options = SearchOptions.build(track_access=False, fusion=MODEL)
+    together, apart = (
+        engine.search(
+            memory.db, memory.embedder, scope, "blisters on the hike", options, overlap=overlap
+        )
+        for overlap in (False, True)
+    )
+    assert [h.fact.id for h in apart.hits] == [h.fact.id for h in together.hits]
+    assert [h.relevance for h in apart.hits] == pytest.approx(
+        [h.relevance for h in together.hits], abs=1e-9
+    )
+    assert {s.list for h in apart.hits for s in h.sources} >= {"passage", "vector"}
 
 
 def test_min_score_leaves_out_the_hits_below_it(
     memory: Memory, scope: str, tennis: dict[str, str]
 ) -> None:
     every = relevance(memory, scope, "tennis")
+    assert {fid for fid, score in every.items() if score >= 0.5} == {tennis["ana"], tennis["club"]}
     cut = 0.5
     kept = relevance(memory, scope, "tennis", min_score=cut)
-    assert set(kept) == {fid for fid, score in every.items() if score >= cut}
     assert set(kept) == {tennis["ana"], tennis["club"]}
-    assert relevance(memory, scope, "tennis", min_score=1.0) == {}
+    assert relevance(memory, scope, "tennis", min_score=1.0 - 1e-9).keys() <= {tennis["club"]}
+    assert relevance(memory, scope, "tennis", min_score=0.99, fusion=MODEL) == {}
     with pytest.raises(ValidationError) as caught:
         memory.search(scope, "tennis", min_score=1.5)
     assert caught.value.field == "min_score"
@@ -119,60 +130,54 @@ def test_graphql_rest_and_mcp_take_the_threshold(
 
 
 def test_the_newer_statement_of_the_same_thing_ranks_first(memory: Memory, scope: str) -> None:
-    """A conversation that updates what it said: the update ranks above the original, though
-    the original matches the question's words better, and takes its score."""
+    """A conversation that updates what it said: with the relevance model, the update ranks
+    above the original, though the original matches the question a little better, and takes
+    its score."""
     march, april = datetime(2024, 3, 5, tzinfo=UTC), datetime(2024, 4, 9, tzinfo=UTC)
+    said = {"subject": "user", "valid_from": march}
     original = put(
         memory,
         scope,
         "user: The average response time of the dashboard API is 400 ms.",
-        subject="user",
         session_id="2",
         turn=10,
-        valid_from=march,
+        **said,
     )
     updated = put(
         memory,
         scope,
-        "user: After the caching change the dashboard API's average response time is 250 ms.",
-        subject="user",
+        "user: The average response time of the dashboard API is now 250 ms.",
         session_id="3",
         turn=41,
-        valid_from=april,
+        **{**said, "valid_from": april},
     )
-    put(memory, scope, "user: The login page needs a new logo.", subject="user", turn=12)
+    put(memory, scope, "user: The login page needs a new logo.", session_id="2", turn=12, **said)
     question = "What is the average response time of the dashboard API?"
-    plain = memory.search(scope, question, newer_first=False, track_access=False).hits
+    plain = memory.search(scope, question, newer_first=False, track_access=False, fusion=MODEL).hits
     assert [h.fact.id for h in plain[:2]] == [original, updated]
-    assert min(h.relevance for h in plain[:2]) >= FLOOR
-    ranked = memory.search(scope, question, track_access=False).hits
+    assert plain[0].relevance > plain[1].relevance >= FLOOR
+    ranked = memory.search(scope, question, track_access=False, fusion=MODEL).hits
     assert [h.fact.id for h in ranked[:2]] == [updated, original]
     assert ranked[0].score == pytest.approx(plain[0].score)
+    assert ranked[0].relevance == pytest.approx(plain[1].relevance)
     assert [h.score for h in ranked] == sorted((h.score for h in ranked), reverse=True)
+    combsum = memory.search(scope, question, track_access=False).hits
+    assert [h.fact.id for h in combsum[:2]] == [original, updated]  # the rule reads the model
 
 
-def test_statements_of_different_subjects_keep_their_order(memory: Memory, scope: str) -> None:
-    """Two speakers saying different things about a topic are not an update of each other."""
-    first = put(
-        memory,
-        scope,
-        "Caroline: The average response time of the dashboard API is 400 ms.",
-        subject="Caroline",
-        session_id="1",
-        turn=1,
-        valid_from=datetime(2024, 3, 5, tzinfo=UTC),
-    )
-    later = put(
-        memory,
-        scope,
-        "Melanie: I think the dashboard API's average response time is around 250 ms.",
-        subject="Melanie",
-        session_id="2",
-        turn=1,
-        valid_from=datetime(2024, 4, 9, tzinfo=UTC),
-    )
-    question = "What is the average response time of the dashboard API?"
-    plain = memory.search(scope, question, newer_first=False, track_access=False).hits
-    ranked = memory.search(scope, question, track_access=False).hits
-    assert [h.fact.id for h in ranked] == [h.fact.id for h in plain]
-    assert {first, later} <= {h.fact.id for h in ranked}
+def test_statements_of_different_subjects_keep_their_order() -> None:
+    """Two speakers saying things about one topic are not an update of each other, and a hit
+    below the floor is not taken to answer the query."""
+    older = Timed("a", 0.9, ("2024-03-05T00:00:00+00:00", 1))
+    newer = Timed("b", 0.8, ("2024-04-09T00:00:00+00:00", 1))
+    subject = {"a": "Caroline", "b": "Melanie"}
+    relevance = {"a": 0.97, "b": 0.93}
+
+    def same(a: str, b: str) -> bool:
+        return same_thing(relevance[a], relevance[b], subject[a], subject[b])
+
+    assert reorder([older, newer], same) == [older, newer]
+    subject["b"] = "Caroline"
+    assert [t.id for t in reorder([older, newer], same)] == ["b", "a"]
+    relevance["b"] = FLOOR - 0.01
+    assert reorder([older, newer], same) == [older, newer]

@@ -46,16 +46,17 @@ class FusionMethod(enum.StrEnum):
 class Fusion:
     """How the candidate lists are fused; list weights count for WEIGHTED and COMBSUM.
 
-    MODEL (the default) scores each candidate alone with the relevance model
-    (graph/search/relevance.py): the chance it answers the query, which a caller can threshold;
-    fit on LoCoMo and BEAM, it beat each single list on both (bench/results/recall.md).
-    COMBSUM, the default before it, adds each list's min-max normalised index scores: on LoCoMo
-    it kept what each list knows about how far apart its candidates are, but it lost to the
-    vector list on BEAM, and min-max gives every list's last candidate 0. RRF with k = 60, the
-    default before that, is what `fusion: {k: 60}` (a k without a method) still gives.
+    COMBSUM (the default) adds each list's min-max normalised index scores: on LoCoMo it kept
+    what each list knows about how far apart its candidates are, where rank fusion flattened a
+    clear full-text winner to the vector list's guess (bench/results/locomo-dev.md). MODEL
+    scores each candidate with the relevance model (graph/search/relevance.py), the chance it
+    answers the query: fit on both development sets it ranked better on LoCoMo and as well on
+    BEAM, but fit on either one it lost on the other, and in a scope of a handful of facts it
+    put a match below unrelated facts, so it is not the default (bench/README.md). RRF with
+    k = 60, the default before COMBSUM, is what `fusion: {k: 60}` (a k without a method) gives.
     """
 
-    method: FusionMethod = FusionMethod.MODEL
+    method: FusionMethod = FusionMethod.COMBSUM
     k: int = 60
     fulltext: float = 1.0
     vector: float = 1.0
