@@ -70,8 +70,7 @@ class SearchRequest(TypedDict, total=False):
     next_turns: Turns
     """Also return this many turns after each hit's turn, as `related`."""
     threshold: Annotated[float, Field(ge=0, le=1, json_schema_extra={"default": 0})]
-    """Leave out results whose relevance_score is below this (as mem0 calls it): the chance,
-    0..1, that a memory answers the query, from the memory and the query alone."""
+    """Leave out results whose relevance_score (0..1) is below this, as mem0 calls it."""
 
 
 FIELDS = SearchRequest.__required_keys__ | SearchRequest.__optional_keys__
@@ -116,8 +115,8 @@ class SearchHit(TypedDict):
     recency_score: float
     importance_score_normalized: float
     relevance_score: float
-    """The chance, 0..1, that the memory answers the query, from the memory and the query
-    alone (the relevance model, docs/search.md): what `threshold` compares."""
+    """0..1: the fused score as a share of the best result's (docs/search.md); what
+    `threshold` compares."""
 
 
 @body_schema

@@ -114,8 +114,7 @@ class Client:
         min_score: float = 0.0,
     ) -> SearchResult:
         """Hybrid search (full-text + vector); weights: relevance / importance / recency.
-        `min_score` leaves out hits whose `relevance` (the chance, 0..1, that the memory
-        answers the query, from the two alone) is below it."""
+        `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it."""
         return self._run(
             _ops.search(
                 query,
@@ -292,8 +291,7 @@ class AsyncClient:
         min_score: float = 0.0,
     ) -> SearchResult:
         """Hybrid search (full-text + vector); weights: relevance / importance / recency.
-        `min_score` leaves out hits whose `relevance` (the chance, 0..1, that the memory
-        answers the query, from the two alone) is below it."""
+        `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it."""
         return await self._run(
             _ops.search(
                 query,

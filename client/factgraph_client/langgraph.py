@@ -506,8 +506,8 @@ class FactgraphStore(BaseStore):
     value); `dims` and `embed` are not used, factgraph embeds with its own model. `ttl`
     (minutes) follows LangGraph's TTLConfig; `importance` is the importance of every item.
     `min_score` (0..1) applies to every search with a query, since LangGraph's `search` takes
-    no threshold: items whose relevance (the chance that the item answers the query, from the
-    two alone) is below it are left out.
+    no threshold: items whose relevance (0..1, the service's docs/search.md) is below it are
+    left out.
     """
 
     supports_ttl = True

@@ -4,9 +4,8 @@ Filters (graph/mem0/filters.py) narrow in the database by scope and id tags and 
 full on each candidate. A search asks factgraph's hybrid search in each scope a filter can
 reach (with its id tags as the search's tag filter) and keeps the best `top_k` of all; when
 the filter says more than ids, each scope is asked for `MAX_TOP_K` hits so that enough pass
-it. `threshold` is the search's `min_score`: it keeps hits whose relevance (the chance, 0..1,
-that the memory answers the query, from the two alone) reaches it, so it means the same in
-every scope and whatever else a scope holds.
+it. `threshold` is the search's `min_score`: it keeps hits whose relevance (0..1,
+docs/search.md) reaches it.
 """
 
 from __future__ import annotations

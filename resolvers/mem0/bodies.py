@@ -164,8 +164,7 @@ class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
     top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})]
     """How many hits at most."""
     threshold: Annotated[float, Field(ge=0, le=1)] | None
-    """Leave out hits whose `score` is below this: the chance, 0..1, that a memory answers
-    the query, from the memory and the query alone."""
+    """Leave out hits whose `score` (factgraph's relevance, 0..1) is below this."""
     reference_date: Moment | None
     """Read the memories as they stood then (a date is its end)."""
     show_expired: Any

@@ -54,8 +54,7 @@ class Mem0ScoredMemory(Mem0Memory):
     """A search hit: a memory and its relevance."""
 
     score: float
-    """The chance, 0..1, that the memory answers the query, from the memory and the query
-    alone (factgraph's relevance, docs/search.md): what `threshold` compares."""
+    """factgraph's relevance, 0..1 (docs/search.md): what `threshold` compares."""
 
 
 @body_schema
