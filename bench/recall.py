@@ -192,7 +192,8 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
     and for bench/ranker.py: key, time, subject, each list's rank and raw score, its vector
     score as search reads it (`cosine`), and the two it is the best of: its own vector's
     (`own`) and its best chunk's (`window`, None for a text with no chunks)."""
-    options = SearchOptions.build(track_access=False)
+    # MODEL fusion asks the vector score of every candidate (the lists are the same either way).
+    options = SearchOptions.build(track_access=False, fusion={"method": "model"})
     vector = list(memory.embedder.embed_query(q.text.strip()))
     found = fetch(
         memory.db,

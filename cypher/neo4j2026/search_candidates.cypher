@@ -335,10 +335,11 @@ CALL (ft, ps, vec, graph) {
 }
 // The vector score of every candidate the vector list did not return (the best of its own
 // vector's and its chunks'), so that each candidate has the same signals for the relevance
-// model (graph/search/relevance.py), wherever it came from.
+// model (graph/search/relevance.py), wherever it came from. Only for MODEL fusion ($cosines):
+// the other fusions read the lists' own scores.
 CALL (ft, ps, vec, graph, chunked) {
   WITH [v IN vec | v.f] AS found, ft + ps + graph AS others
-  UNWIND CASE WHEN $vector IS NOT NULL THEN others ELSE [] END AS x
+  UNWIND CASE WHEN $vector IS NOT NULL AND $cosines THEN others ELSE [] END AS x
   WITH DISTINCT x.f AS n, found
   WHERE NOT n IN found AND n.embedding IS NOT NULL
   WITH n, vector.similarity.cosine(n.embedding, $vector) AS own,

@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from graph.search.lucene import scoped
-from graph.search.options import Mode, SearchOptions
+from graph.search.options import FusionMethod, Mode, SearchOptions
 from graph.storage import vector_shards
 from graph.storage.db import Database
 from graph.write.facts import Fact, FactStatus, read_time
@@ -437,6 +437,7 @@ def fetch(
         hops=options.expand_hops,
         seeds=EXPANSION_SEEDS,
         full=full,
+        cosines=options.fusion.method is FusionMethod.MODEL,
     )
     record = db.read_fast("search_candidates", params)[0]
     facts = {node["id"]: Fact.from_node(node) for node in record["facts"]} if full else {}
