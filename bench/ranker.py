@@ -257,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {label:<12} {[round(w, 3) for w in model.weights]}")
     if args.write:
         about = {
-            "trained_by": "bench/ranker.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            "trained_by": "bench/ranker.py "
+            + " ".join(sys.argv[1:] if argv is None else argv).replace(str(args.dump), "DUMP"),
             "dump_made_by": "bench/recall.py --dump DUMP (both development sets)",
             "questions": {name: len(by_set[name]) for name in names},
             "candidates": len(y),
