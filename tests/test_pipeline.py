@@ -14,6 +14,7 @@ from graph.storage import store
 from graph.storage.db import Database
 from graph.write.facts import DecisionKind, FactStatus
 from graph.write.pipeline import looks_like_injection, predicate_key
+from graph.write.validation import MAX_TEXT_CHARS
 from tests.conftest import lives_in
 
 
@@ -248,7 +249,7 @@ def test_the_pipeline_can_be_switched_off_per_instance(memory: Memory, scope: st
     ("fact", "field"),
     [
         ({"text": ""}, "text"),
-        ({"text": "x" * 8001}, "text"),
+        ({"text": "x" * (MAX_TEXT_CHARS + 1)}, "text"),
         ({"text": "ok", "importance": 11}, "importance"),
         ({"text": "ok", "importance": -1}, "importance"),
         ({"text": "ok", "valid_from": "yesterday"}, "valid_from"),
