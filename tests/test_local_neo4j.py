@@ -107,3 +107,18 @@ def test_a_short_lived_server_skips_the_optimising_jit_and_the_quiet_periods(
         quiet = "internal.dbms.bolt.netty_server_shutdown_quiet_period=0" in conf
         assert (quiet, "-XX:TieredStopAtLevel=1" in server.jit_options()) == (short_lived,) * 2
         assert "server.http.enabled=true" in conf  # the Browser stays, short-lived or not
+
+
+def test_a_stale_pid_file_never_signals_the_process_that_now_has_its_number(
+    tmp_path: Path,
+) -> None:
+    """A server that died without `stop` leaves its pid file, and process ids come round
+    again: by the time someone stops the server, its number may be any process's, this one's."""
+    base = Settings()
+    server = LocalNeo4j(replace(base, local=replace(base.local, home=tmp_path / "neo4j")))
+    server.run_dir.mkdir(parents=True)
+    server.pid_file.write_text(str(os.getpid()))
+    assert server.pid() is None
+    assert server.status().running is False
+    server.kill()
+    assert server.stop() is False  # and this test is still here to check it

@@ -301,8 +301,24 @@ db.tx_log.rotation.retention_policy=1 files
         except ProcessLookupError:
             return None
         except PermissionError:
-            return pid
-        return pid
+            pass
+        return pid if self._runs_this_server(pid) else None
+
+    def _runs_this_server(self, pid: int) -> bool:
+        """Whether process `pid` is this home's server, not another that now has its number.
+
+        A server that died without `stop` (killed, the machine restarted) leaves its pid file,
+        and process ids come round again (every few minutes on a busy machine: pid_max is
+        32768): `stop` and `kill` trusted the file, and signalled whatever process had the
+        number by then, a test run among them.
+        """
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except FileNotFoundError:
+            return not Path("/proc/self").exists()  # no /proc (macOS): trust the file
+        except OSError:
+            return True
+        return f"--home-dir={self.home}".encode() in cmdline.split(b"\0")
 
     def start(self) -> Status:
         """Start (provisioning first if needed) and wait until Bolt answers a query.
