@@ -14,10 +14,11 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	# uv (from PyPI) installs in seconds what took pip minutes (docs/getting-started.md).
 	$(BIN)/python -m pip install --quiet 'uv>=0.9,<1'
-	# factgraph with its dev tools; the light client (client/) with its LangGraph store on
-	# LangGraph's current line (tests/test_langgraph_lines.py runs the store's tests on the
-	# older line in a small venv of its own), and LangMem for its tests.
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]' \
+	# factgraph with its dev tools and the Java 25 runtime a calendar Neo4j needs (the suite's
+	# upgrade test starts one); the light client (client/) with its LangGraph store on LangGraph's
+	# current line (tests/test_langgraph_lines.py runs the store's tests on the older line in a
+	# small venv of its own), and LangMem for its tests.
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,neo4j2026]' \
 		-e './client[langgraph]' 'langgraph>=1.2,<2' 'langmem>=0.0.30,<0.1'
 	@touch $@
 
@@ -26,14 +27,12 @@ run: setup
 	$(BIN)/factgraph serve
 
 # Lint, type-check, build the docs, then the whole suite against a real Neo4j and the real
-# model. Neo4j starts (and on a fresh clone provisions) in the background meanwhile: mypy and the
-# JVM's start-up each keep one core busy, so on two cores the start costs the suite almost nothing.
+# model (tests/run_suite.sh). Neo4j starts (and on a fresh clone provisions) in the background
+# meanwhile: mypy and the JVM's start-up each keep one core busy, so on two cores the start costs
+# the suite almost nothing. The servers the run starts are stopped at its end; KEEP=1 leaves
+# them running for the next run.
 test: setup
-	@$(BIN)/factgraph neo4j start & neo4j=$$!; \
-	$(MAKE) --no-print-directory lint typecheck docs-build; checked=$$?; \
-	wait $$neo4j; started=$$?; \
-	[ $$checked -eq 0 ] && [ $$started -eq 0 ]
-	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist loadgroup
+	@BIN=$(BIN) TEST_WORKERS=$(TEST_WORKERS) KEEP=$(KEEP) bash tests/run_suite.sh
 
 # Test workers (pytest-xdist): each has a local Neo4j of its own (tests/conftest.py). Against a
 # server of your own (NEO4J_URI) the suite runs in one process: workers would share its
@@ -70,8 +69,14 @@ schema: setup
 
 neo4j-start: setup
 	$(BIN)/factgraph neo4j start
+# Stops the local server and the test workers' own (tests/conftest.py), which `make test
+# KEEP=1` leaves running.
 neo4j-stop: setup
 	$(BIN)/factgraph neo4j stop
+	@home=$$($(BIN)/python -c 'from graph.config import Settings; print(Settings.from_env().local.home)'); \
+	for worker in "$$home"-gw*; do \
+		[ ! -d "$$worker" ] || FACTGRAPH_NEO4J_HOME="$$worker" $(BIN)/factgraph neo4j stop; \
+	done
 neo4j-status: setup
 	$(BIN)/factgraph neo4j status
 

@@ -104,6 +104,11 @@ class LocalNeo4jSettings:
     heap: str = "auto"
     pagecache: str = "auto"
     start_timeout: float = 120.0
+    # A server for a test run (FACTGRAPH_NEO4J_SHORT_LIVED): started on the JIT's first tier
+    # only and stopped without Bolt's quiet periods (graph/platform/neo4j_local.py).
+    short_lived: bool = False
+    # Neo4j's HTTP server and Browser; the suite's throwaway servers go without them.
+    http: bool = True
 
 
 DEFAULT_SINGLE_VALUED = (
@@ -372,6 +377,7 @@ class Settings:
             heap=_memory_size("FACTGRAPH_NEO4J_HEAP"),
             pagecache=_memory_size("FACTGRAPH_NEO4J_PAGECACHE"),
             start_timeout=float(_env_int("FACTGRAPH_NEO4J_START_TIMEOUT", 120)),
+            short_lived=_env_bool("FACTGRAPH_NEO4J_SHORT_LIVED", False),
         )
         uri = _neo4j_uri(os.environ.get("NEO4J_URI") or None)
         model_path = os.environ.get("FACTGRAPH_MODEL_PATH") or None

@@ -1,8 +1,9 @@
 """Shared fixtures: one real Neo4j and one real model per test run, a fresh scope per test.
 
-Neo4j is the project's own local server (started once, left running for the next run) unless
-NEO4J_URI points elsewhere. Tests isolate by scope: each gets a unique scope name, and its
-nodes are deleted afterwards, so tests never see each other's data.
+Neo4j is the project's own local server unless NEO4J_URI points elsewhere: started if it is not
+running, and then stopped at the end of the run (FACTGRAPH_TEST_KEEP_NEO4J=1, `make test
+KEEP=1`, leaves it running for the next). Tests isolate by scope: each gets a unique scope name,
+and its nodes are deleted afterwards, so tests never see each other's data.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from tests.live_server import serve
 from tests.private_neo4j import private_settings, wipe
 
 
-def _server_of_this_worker() -> None:
+def _server_of_this_worker() -> bool:
     """Under `pytest -n` (make test), each worker after the first tests against a local Neo4j
     of its own, set up here before anything reads the settings (service subprocesses inherit
     them too).
@@ -39,21 +40,26 @@ def _server_of_this_worker() -> None:
     schema applied by another worker's CLI start-up changed a cached plan. A server per worker
     keeps every test's view of its database as in a run with one worker. Its store is kept
     beside the first one (`neo4j-gw1`), on ports 100 above, with a small heap: test scopes
-    are small.
+    are small. True when this worker has one.
     """
     worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
     n = int(worker.removeprefix("gw") or 0)
     if n == 0 or os.environ.get("NEO4J_URI"):
-        return
+        return False
     local = Settings.from_env().local
     os.environ["FACTGRAPH_NEO4J_HOME"] = str(local.home.with_name(f"{local.home.name}-{worker}"))
     os.environ["FACTGRAPH_NEO4J_BOLT_PORT"] = str(local.bolt_port + 100 * n)
     os.environ["FACTGRAPH_NEO4J_HTTP_PORT"] = str(local.http_port + 100 * n)
     os.environ["FACTGRAPH_NEO4J_HEAP"] = "1g"
     os.environ["FACTGRAPH_NEO4J_PAGECACHE"] = "512m"
+    return True
 
 
-_server_of_this_worker()
+WORKER_SERVER = _server_of_this_worker()
+
+# The servers a test run starts are short-lived (graph/platform/neo4j_local.py: the JIT's first
+# tier only, no quiet periods at stop): about half the CPU of a long-running one over a run.
+os.environ.setdefault("FACTGRAPH_NEO4J_SHORT_LIVED", "1")
 
 # Every Database of the run (and every service subprocess, which inherits the environment)
 # raises the server's notifications as warnings; pyproject's filterwarnings makes a deprecation
@@ -70,34 +76,67 @@ os.environ.setdefault(
 )
 
 
-# Tests that start a server of their own or load one hard: under `pytest -n` (make test) they
-# go out first, so that no worker is left alone with one of them at the end of the run.
-SLOW_FILES = frozenset(
-    {
-        "test_import_initial.py",
-        "test_faults.py",
-        "test_local_neo4j.py",
-        "test_embed_jobs.py",
-        "test_import_resume.py",
-        "test_hostile.py",
-        "test_cypher_shell.py",
-        "test_neo4j_upgrade.py",
-    }
+# The heaviest files, heaviest first (their tests' minutes in a `make test`): under `pytest -n`
+# they go out first, after the spare server's tests, so that no worker is left alone with one of
+# them at the end of the run.
+SLOW_FILES = (
+    "test_neo4j_upgrade.py",
+    "test_import_resume.py",
+    "test_hostile.py",
+    "test_cypher_shell.py",
+    "test_search_selective.py",
+    "test_search.py",
+    "test_recall.py",
+    "test_replicas.py",
+    "test_batch.py",
+    "test_browse_timeline.py",
+    "test_console.py",
 )
+SPARE_GROUP = "spare-neo4j"
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Order and group the run for parallel workers (pytest-xdist, `--dist loadgroup`).
 
     A file's tests run in one worker, so its module fixtures (a seeded corpus, a browser)
     are made once; every test that uses the spare server runs in one worker, which alone
-    starts it (a second JVM per worker would cost more than the tests). The slowest files are
-    handed out first.
+    starts it (a second JVM per worker would cost more than the tests). The spare server's
+    tests are handed out first, then the slowest files (`--no-loadscope-reorder` keeps this
+    order; pytest-xdist would otherwise hand out the groups with the most tests first).
+
+    It runs before pytest-xdist's own hook (tryfirst), which reads the marks. Run after it,
+    as until issue 49, it grouped nothing: every test went out alone, a file's module fixtures
+    were made in both workers, and each worker started a spare server of its own.
     """
     for item in items:
         spare = {"spare_neo4j", "empty_store"} & set(getattr(item, "fixturenames", ()))
-        item.add_marker(pytest.mark.xdist_group("spare-neo4j" if spare else item.path.name))
-    items.sort(key=lambda item: item.path.name not in SLOW_FILES)
+        item.add_marker(pytest.mark.xdist_group(SPARE_GROUP if spare else item.path.name))
+
+    def order(item: pytest.Item) -> int:
+        group = item.get_closest_marker("xdist_group")
+        if group is not None and group.args[0] == SPARE_GROUP:
+            return 0
+        name = item.path.name
+        return 1 + SLOW_FILES.index(name) if name in SLOW_FILES else 1 + len(SLOW_FILES)
+
+    items.sort(key=order)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """Refuse a parallel run whose groups did not take: it would pass, but slowly.
+
+    The groups travel in the node ids (`...::test@group`). pytest 9.2 moved node ids to a form
+    whose old field pytest-xdist still writes to (pytest-xdist#1386), and a hook of ours that
+    ran after pytest-xdist's added its marks too late: either way every test went out alone,
+    without a word, and the run took minutes longer.
+    """
+    if node.config.getoption("dist") == "loadgroup" and ids and not any("@" in i for i in ids):
+        raise pytest.UsageError(
+            "pytest-xdist did not group the tests (pytest-xdist#1386): install the pytest "
+            "that pyproject.toml asks for (`make setup`)"
+        )
 
 
 @pytest.fixture(scope="session")
@@ -105,11 +144,30 @@ def settings() -> Settings:
     return Settings.from_env()
 
 
+def keep_neo4j() -> bool:
+    """`make test KEEP=1`: the local servers a run starts stay up for the next run."""
+    return os.environ.get("FACTGRAPH_TEST_KEEP_NEO4J", "") not in ("", "0")
+
+
 @pytest.fixture(scope="session")
-def neo4j_server(settings: Settings) -> Settings:
-    if settings.uses_local_neo4j:
-        LocalNeo4j(settings).start()
-    return settings
+def neo4j_server(settings: Settings) -> Iterator[Settings]:
+    """The local server this worker tests against, stopped at the end of the run unless
+    FACTGRAPH_TEST_KEEP_NEO4J=1 (`make test KEEP=1`) keeps it for the next.
+
+    A worker's own server (`neo4j-gw1`) left running after `make test` kept a fifth of a core
+    busy (issue 49). Such a server is the suite's alone, so it is stopped whoever started it;
+    `.factgraph/neo4j` may be the one `make run` serves from, so only if this run started it
+    (under `make test`, tests/run_suite.sh starts and stops it).
+    """
+    if not settings.uses_local_neo4j:
+        yield settings
+        return
+    local = LocalNeo4j(settings)
+    ours = WORKER_SERVER or local.pid() is None
+    local.start()
+    yield settings
+    if ours and not keep_neo4j():
+        local.stop()
 
 
 @pytest.fixture(scope="session")
@@ -135,8 +193,9 @@ def spare_neo4j(
     settings: Settings, neo4j_server: Settings, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[LocalNeo4j]:
     """A second local server of the suite's own, started once, for tests that need a store
-    nobody else writes to (they drop indexes, or watch Lucene's segments). Tests that kill or
-    restart a server, or need one never started, still start their own."""
+    nobody else writes to (they drop indexes, watch Lucene's segments, replace the database
+    offline, or kill and restart the server: `spare_to_restart`). A test that needs another
+    Neo4j version still starts its own."""
     server = LocalNeo4j(private_settings(settings, tmp_path_factory.mktemp("spare") / "neo4j"))
     server.start()
     yield server
@@ -152,6 +211,20 @@ def empty_store(spare_neo4j: LocalNeo4j) -> Iterator[Database]:
         yield database
     finally:
         database.close()
+
+
+@pytest.fixture
+def spare_to_restart(spare_neo4j: LocalNeo4j, empty_store: Database) -> Iterator[LocalNeo4j]:
+    """The spare server, emptied, for a test that stops, kills or restarts it: running again
+    afterwards, however the test ended.
+
+    Each such test used to start a private server first; on two cores a start is a JVM's
+    worth of CPU, which the spare has already spent.
+    """
+    try:
+        yield spare_neo4j
+    finally:
+        spare_neo4j.start()
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,8 @@
 """Neo4j killed under a writing client: 503s that say so, /healthz says what is down, the
 service recovers by itself, and every acknowledged write is there after the restart.
 
-Runs against a second, private Neo4j (own home and ports) so the suite's server is untouched.
+Runs against the suite's spare Neo4j (own home and ports) so the server the other tests use is
+untouched.
 """
 
 from __future__ import annotations
@@ -9,14 +10,11 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import httpx
 import pytest
 
-from graph.config import Settings
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
 from graph.platform.neo4j_local import LocalNeo4j
@@ -24,9 +22,8 @@ from graph.storage.db import Database
 from graph.storage.schema import apply_schema
 from resolvers.app import create_app
 from tests.live_server import serve
-from tests.private_neo4j import private_settings
 
-# It starts a server, kills it and starts it again: on a loaded machine the two starts alone
+# It kills a server and starts it again: on a loaded machine a private server's two starts
 # took 220 s of the default 300 s bound, which is for hangs, not for measuring.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -36,20 +33,6 @@ mutation($scope: String!, $text: String!) {
 }"""
 GET = "query($scope: String!, $id: ID!) { fact(scope: $scope, id: $id) { id text } }"
 SCOPE = "faults"
-
-
-@pytest.fixture
-def private_neo4j(
-    settings: Settings, neo4j_server: Settings, tmp_path: Path
-) -> Iterator[LocalNeo4j]:
-    instance = LocalNeo4j(private_settings(settings, tmp_path / "neo4j"))
-    started = time.monotonic()
-    instance.start()
-    print(f"\nphase neo4j-start {time.monotonic() - started:.1f}s")
-    try:
-        yield instance
-    finally:
-        instance.kill()  # nothing to keep: a graceful stop would only cost time
 
 
 @dataclass
@@ -96,10 +79,11 @@ def _wait_healthy(client: httpx.Client, timeout: float) -> float:
 
 
 def test_neo4j_killed_and_restarted_under_writes(
-    private_neo4j: LocalNeo4j, embedder: Embedder
+    spare_to_restart: LocalNeo4j, embedder: Embedder
 ) -> None:
+    server = spare_to_restart  # emptied; running again after the test
     t0 = time.monotonic()
-    db = Database(private_neo4j.settings)
+    db = Database(server.settings)
     apply_schema(db, embedder.dimensions, embedder.id)
     print(f"\nphase schema {time.monotonic() - t0:.1f}s")
     memory = Memory(db, embedder)
@@ -114,7 +98,7 @@ def test_neo4j_killed_and_restarted_under_writes(
             acked_before_kill = len(writer.acked)
             print(f"phase first-acks {time.monotonic() - t0:.1f}s")
 
-            private_neo4j.kill()  # SIGKILL, as a crash would
+            server.kill()  # SIGKILL, as a crash would
             killed = time.monotonic()
 
             health = c.get("/healthz")
@@ -140,7 +124,7 @@ def test_neo4j_killed_and_restarted_under_writes(
             assert not db.available, "503s must come from the gate, not after retries"
 
             print(f"phase outage-checked {time.monotonic() - t0:.1f}s")
-            private_neo4j.start()  # same data directory; the service is not restarted
+            server.start()  # same data directory; the service is not restarted
             print(f"phase restarted {time.monotonic() - t0:.1f}s")
             recovered_in = _wait_healthy(c, timeout=60)
             # Until the writer has been acknowledged again (a fixed 1.5 s wait was too short on a

@@ -9,7 +9,6 @@ already holds anything is refused with a clear message, untouched.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,6 @@ from graph.search import SearchOptions
 from graph.storage import vector_shards
 from graph.storage.db import Database
 from tests.graph_snapshot import snapshot
-from tests.private_neo4j import private_settings
 
 SCOPE = "initial"
 T0 = "2024-03-01T09:30:00+00:00"
@@ -87,12 +85,10 @@ def chunk_spans(db: Database) -> dict[str, list[tuple[int, int, int]]]:
 
 
 @pytest.fixture
-def empty_neo4j(settings: Settings, neo4j_server: Settings, tmp_path: Path) -> Iterator[Settings]:
-    private = private_settings(settings, tmp_path / "neo4j")
-    try:
-        yield private
-    finally:
-        LocalNeo4j(private).kill()
+def empty_neo4j(spare_to_restart: LocalNeo4j) -> Settings:
+    """The suite's spare server, emptied: the offline importer stops it, replaces its
+    database and starts it again."""
+    return spare_to_restart.settings
 
 
 def test_initial_import_makes_the_graph_fast_import_makes_searchable_at_once(

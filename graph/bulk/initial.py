@@ -33,6 +33,7 @@ from graph.bulk.importer import (
     RowError,
     _Tally,
     settle,
+    should_settle,
 )
 from graph.bulk.offline import CsvGroups, entity_key
 from graph.bulk.spec import EntityRow, FactRow
@@ -354,8 +355,9 @@ def run_initial_import(settings: Settings, options: ImportOptions) -> ImportSumm
         timings["indexes online"] = time.perf_counter() - phase
         _set_empty_lists(memory, importer.files.empty_lists)
         # Index population leaves larger segments that probes did not get merged in 300 s
-        # (graph/bulk/settle.py MERGE_WAIT): one probe, no wait for a merge.
-        if options.settle:
+        # (graph/bulk/settle.py MERGE_WAIT): one probe, no wait for a merge. A small load, as
+        # after `import --fast`, has too few segments to settle: it spent 11 s on 24 facts.
+        if should_settle(options, summary):
             settle(memory, summary, progress=options.progress, merge_wait=0.0)
     summary.seconds = round(time.perf_counter() - started, 3)
     summary.timings = {k: round(v, 2) for k, v in {**timings, **summary.timings}.items()}
@@ -378,6 +380,7 @@ def _admin_import(local: LocalNeo4j, database: str, files: list[str]) -> None:
     cmd = [
         java,
         "-Xmx1g",
+        *local.jit_options(),  # a test run's small load: the first tier only
         *local.neo_version.jvm_options,
         "-cp",
         f"{local.lib_dir}/*",
