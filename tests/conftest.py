@@ -81,16 +81,17 @@ os.environ.setdefault(
 # them at the end of the run.
 SLOW_FILES = (
     "test_neo4j_upgrade.py",
-    "test_import_resume.py",
     "test_hostile.py",
-    "test_cypher_shell.py",
-    "test_search_selective.py",
     "test_search.py",
+    "test_import_resume.py",
     "test_recall.py",
-    "test_replicas.py",
+    "test_search_selective.py",
     "test_batch.py",
     "test_browse_timeline.py",
     "test_console.py",
+    "test_replicas.py",
+    "test_cypher_shell.py",
+    "test_chunks.py",
 )
 SPARE_GROUP = "spare-neo4j"
 
