@@ -1,16 +1,24 @@
 """Fit and cross-validate the search's relevance model on candidates dumped by bench/recall.py.
 
     .venv/bin/python bench/recall.py --dump bench/results/candidates.jsonl --no-record
-    .venv/bin/python bench/ranker.py bench/results/candidates.jsonl            # compare, fit
+    .venv/bin/python bench/ranker.py bench/results/candidates.jsonl --newer 0.7 0.85 0.9
     .venv/bin/python bench/ranker.py DUMP --write graph/search/relevance.json   # ship it
 
-The relevance of a hit is a logistic model of what Neo4j's indexes say of that one fact alone
-(the cosine of its vector to the question's, its full-text and passage BM25 scores, how many
-content words the question has): the chance that it is evidence. It depends on nothing else in
-the candidate pool, so a caller can threshold it, and it ranks across lists without min-max
-normalising each. This script fits it on one development set and measures the other (both
-directions), beside COMBSUM (the earlier default) and each list alone, then fits it on both
-sets together and writes the coefficients the service loads (graph/search/relevance.py).
+A hit's relevance is a logistic model of what Neo4j's indexes say of that one fact alone (the
+vector score of its best window, its full-text and passage BM25 scores, how many content words
+the question has, whether the question names its subject): the chance that it is evidence. It
+depends on nothing else in the candidate pool, so a caller can threshold it. This script
+replays the engine's rankings offline over the dumped candidates, so each choice is measured on
+the same pools:
+
+- each list alone and COMBSUM (the default order), with the chunks' discount;
+- the model as an order (MODEL fusion), fit on one development set and scored on the other
+  (both directions), and fit on both;
+- the ROC AUC of the relevance of the default's top-10 hits, evidence against the others, for
+  each fit: how well the score a caller thresholds separates them;
+- the newer-first rule (graph/search/newer.py) over the default order, by the relevance floor.
+
+It then fits the model on both sets together and writes the coefficients the service loads.
 """
 
 from __future__ import annotations
@@ -29,23 +37,33 @@ import numpy as np
 from bench.devsets import Question
 from bench.recall import MEASURES, Ranked, auc, dedupe, measures
 from graph.search.lucene import terms
-from graph.search.newer import Timed, reorder, same_thing
-from graph.search.relevance import (
-    FEATURES,
-    NO_COSINE,
-    STANDING_LISTS,
-    Relevance,
-    features,
-    standings,
-)
+from graph.search.newer import FLOOR, Timed, reorder, updates
+from graph.search.options import DEFAULT_CHUNK_DISCOUNT, DEFAULT_SUBJECT_BOOST
+from graph.search.relevance import FEATURES, NO_COSINE, Relevance, features
 from graph.search.subjects import named, subject_key
 
 Row = dict[str, Any]
 Scorer = Callable[[Row], dict[str, float]]  # a question's candidates -> fid -> score
+LISTS = ("fulltext", "vector", "passage")
 
 
-def read(path: Path) -> list[Row]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+def read(path: Path, discount: float = DEFAULT_CHUNK_DISCOUNT) -> list[Row]:
+    """The dumped questions, each candidate's vector score as search reads it at `discount`:
+    the best of its own vector's and its best chunk's less the discount. The vector list is
+    ordered again by it (its members stay those the dump's run found)."""
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    for row in rows:
+        for cand in row["candidates"].values():
+            own, window = cand.get("own"), cand.get("window")
+            if own is not None:
+                cand["cosine"] = own if window is None else max(own, window - discount)
+                if "vector" in cand["lists"]:
+                    cand["lists"]["vector"][1] = cand["cosine"]
+        members = [c for c in row["candidates"].values() if "vector" in c["lists"]]
+        members.sort(key=lambda c: -c["lists"]["vector"][1])
+        for rank, cand in enumerate(members, start=1):
+            cand["lists"]["vector"][0] = rank
+    return rows
 
 
 def question(row: Row) -> Question:
@@ -58,6 +76,26 @@ def question(row: Row) -> Question:
     )
 
 
+def row_features(row: Row) -> dict[str, list[float]]:
+    """Each candidate's features, as graph/search/relevance.py's `relevances` makes them."""
+    question_ = row["question"]
+    n_terms = len(terms(question_))
+    cands = row["candidates"]
+    names = named(question_, {c.get("subject") for c in cands.values()})
+    out = {}
+    for fid, cand in cands.items():
+        lists = cand["lists"]
+        subject = cand.get("subject")
+        out[fid] = features(
+            cosine=cand["cosine"] if cand["cosine"] is not None else NO_COSINE,
+            fulltext=lists["fulltext"][1] if "fulltext" in lists else 0.0,
+            passage=lists["passage"][1] if "passage" in lists else 0.0,
+            query_terms=n_terms,
+            subject=bool(subject) and subject_key(subject) in names,
+        )
+    return out
+
+
 def matrix(rows: Sequence[Row]) -> tuple[np.ndarray, np.ndarray]:
     """Every candidate's features and its label (evidence or not), over the rows."""
     xs: list[list[float]] = []
@@ -67,35 +105,6 @@ def matrix(rows: Sequence[Row]) -> tuple[np.ndarray, np.ndarray]:
         xs.extend(row_features(row).values())
         ys.extend(1.0 if c["key"] in gold else 0.0 for c in row["candidates"].values())
     return np.array(xs), np.array(ys)
-
-
-def row_features(row: Row) -> dict[str, list[float]]:
-    """Each candidate's features, as graph/search/relevance.py's `scored` makes them."""
-    question_ = row["question"]
-    n_terms = len(terms(question_))
-    cands = row["candidates"]
-    names = named(question_, (c.get("subject") for c in cands.values()))
-    the_one = next(iter(names)) if len(names) == 1 else None
-    stand = standings(
-        {
-            name: [(fid, c["lists"][name][1]) for fid, c in cands.items() if name in c["lists"]]
-            for name in STANDING_LISTS
-        }
-    )
-    out = {}
-    for fid, cand in cands.items():
-        lists = cand["lists"]
-        cosine = cand["cosine"] if cand["cosine"] is not None else NO_COSINE
-        subject = cand.get("subject")
-        out[fid] = features(
-            cosine=cosine,
-            fulltext=lists["fulltext"][1] if "fulltext" in lists else 0.0,
-            passage=lists["passage"][1] if "passage" in lists else 0.0,
-            query_terms=n_terms,
-            subject=the_one is not None and subject is not None and subject_key(subject) == the_one,
-            standing=stand.get(fid, (0.0, 0.0, 0.0)),
-        )
-    return out
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, balance: bool = True) -> np.ndarray:
@@ -130,18 +139,27 @@ def model_scorer(model: Relevance) -> Scorer:
 
 
 def combsum(row: Row) -> dict[str, float]:
-    """The earlier default: each list's min-max normalised scores, summed."""
+    """The default order, as graph/search/engine.py makes it: each list's min-max normalised
+    scores summed, as a share of the best, with the subject boost."""
     out: dict[str, float] = defaultdict(float)
-    for name in ("fulltext", "vector", "passage"):
-        values = {
-            f: c["lists"][name][1] for f, c in row["candidates"].items() if name in c["lists"]
-        }
+    cands = row["candidates"]
+    for name in LISTS:
+        values = {f: c["lists"][name][1] for f, c in cands.items() if name in c["lists"]}
         if not values:
             continue
         low, high = min(values.values()), max(values.values())
         for f, v in values.items():
             out[f] += 1.0 if high <= low else (v - low) / (high - low)
-    return dict(out)
+    best = max(out.values(), default=0.0)
+    found = named(row["question"], (c.get("subject") for c in cands.values()))
+    boost = DEFAULT_SUBJECT_BOOST if len(found) == 1 else 0.0
+    shown = {}
+    for f, v in out.items():
+        share = v / best if best > 0 else 0.0
+        subject = cands[f].get("subject")
+        hit = boost > 0 and subject is not None and subject_key(subject) in found
+        shown[f] = (share + (boost if hit else 0.0)) / (1.0 + boost)
+    return shown
 
 
 def single(name: str) -> Scorer:
@@ -155,48 +173,53 @@ def single(name: str) -> Scorer:
     return score
 
 
-def ranked(row: Row, scores: dict[str, float], newer: float | None = None) -> Ranked:
-    order = sorted(scores, key=lambda f: -scores[f])
-    cands = row["candidates"]
-    shown = [scores[f] for f in order]
-    if newer is not None:
-        order, shown = newer_first(row, order, shown, newer)
-    return dedupe((cands[f]["key"] for f in order), shown)
-
-
 def newer_first(
-    row: Row, order: list[str], scores: list[float], floor: float, depth: int = 10
-) -> tuple[list[str], list[float]]:
-    """graph/search/newer.py's rule over a dumped question: among the top `depth`, a candidate
-    newer than a higher one of the same subject moves above it when both have a relevance of
-    at least `floor`."""
+    row: Row,
+    order: list[str],
+    scores: dict[str, float],
+    relevance: dict[str, float],
+    floor: float,
+    depth: int = 10,
+) -> list[str]:
+    """graph/search/newer.py's rule over a dumped question's top `depth`."""
     cands = row["candidates"]
-    top, rest = order[:depth], order[depth:]
-    top_scores, rest_scores = scores[:depth], scores[depth:]
-    items = [newer_item(fid, cands[fid], s) for fid, s in zip(top, top_scores, strict=True)]
-    score_of = dict(zip(top, top_scores, strict=True))
+    top = order[:depth]
+    items = [
+        Timed(f, scores[f], (cands[f].get("valid_from") or "", cands[f].get("turn") or 0))
+        for f in top
+    ]
 
-    def same(a: str, b: str) -> bool:
-        subject_a, subject_b = cands[a].get("subject"), cands[b].get("subject")
-        return same_thing(score_of[a], score_of[b], subject_a, subject_b, floor)
+    def updated(newer: str, older: str) -> bool:
+        b, a = cands[newer], cands[older]
+        text = "now" if b.get("changed") else ""
+        return updates(
+            relevance[newer], relevance[older], b.get("subject"), a.get("subject"), text, floor
+        )
 
-    moved = reorder(items, same)
-    return [m.id for m in moved] + rest, [m.score for m in moved] + rest_scores
-
-
-def newer_item(fid: str, cand: Row, score: float) -> Timed:
-    return Timed(fid, score, (cand.get("valid_from") or "", cand.get("turn") or 0))
+    return [m.id for m in reorder(items, updated)] + order[depth:]
 
 
-def evaluate(rows: Sequence[Row], scorer: Scorer, newer: float | None = None) -> dict[str, float]:
-    """Each measure averaged over questions, and the AUC of the top-10 hits' scores."""
+def evaluate(
+    rows: Sequence[Row],
+    order_by: Scorer,
+    relevance_of: Scorer | None = None,
+    newer: float | None = None,
+) -> dict[str, float]:
+    """Each measure averaged over questions, and the AUC of the top-10 hits' relevance (the
+    order's own scores when no relevance is given)."""
     sums: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
     pos: list[float] = []
     neg: list[float] = []
     for row in rows:
         q = question(row)
-        r = ranked(row, scorer(row), newer)
+        scores = order_by(row)
+        relevance = relevance_of(row) if relevance_of else scores
+        order = sorted(scores, key=lambda f: -scores[f])
+        if newer is not None:
+            order = newer_first(row, order, scores, relevance, newer)
+        keys = [row["candidates"][f]["key"] for f in order]
+        r: Ranked = dedupe(keys, [relevance.get(f, 0.0) for f in order])
         for name, value in measures(q, r).items():
             sums[name] += value
             counts[name] += 1
@@ -207,53 +230,68 @@ def evaluate(rows: Sequence[Row], scorer: Scorer, newer: float | None = None) ->
     return out
 
 
+def table(title: str, rows: Sequence[tuple[str, dict[str, float]]], shown: Sequence[str]) -> None:
+    print(f"\n{title}\n{'':<26}" + "".join(f"{m:>15}" for m in shown))
+    for label, figures in rows:
+        print(f"{label:<26}" + "".join(f"{figures.get(m, math.nan):>15.3f}" for m in shown))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("dump", type=Path)
     parser.add_argument("--l2", type=float, default=1.0)
+    parser.add_argument("--discount", type=float, default=DEFAULT_CHUNK_DISCOUNT)
     parser.add_argument("--write", type=Path, default=None, help="write the model fit on both")
     parser.add_argument(
         "--newer", type=float, nargs="*", default=None, help="relevance floors to try (newer first)"
     )
     args = parser.parse_args(argv)
-    rows = read(args.dump)
+    rows = read(args.dump, args.discount)
     by_set: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
         by_set[row["set"]].append(row)
     names = sorted(by_set)
     models = {}
     for name in names:
-        x, y = matrix(by_set[name])
-        models[name] = Relevance.of(fit(x, y, args.l2).tolist())
+        models[name] = Relevance.of(fit(*matrix(by_set[name]), args.l2).tolist())
     x, y = matrix(rows)
-    both = Relevance.of(fit(x, y, args.l2).tolist())
-    scorers: dict[str, Scorer] = {
-        "combsum": combsum,
-        "fulltext": single("fulltext"),
-        "vector": single("vector"),
-        "passage": single("passage"),
-        "model(both)": model_scorer(both),
-    }
-    for name in names:
-        scorers[f"model({name})"] = model_scorer(models[name])
+    models["both"] = Relevance.of(fit(x, y, args.l2).tolist())
     for name in names:
         shown = (*MEASURES.get(name, ()), "auc")
-        print(f"\n{name} ({len(by_set[name])} questions)")
-        print(f"{'ranking':<22}" + "".join(f"{m:>15}" for m in shown))
-        for label, scorer in scorers.items():
-            figures = evaluate(by_set[name], scorer)
-            print(f"{label:<22}" + "".join(f"{figures.get(m, math.nan):>15.3f}" for m in shown))
-    if args.newer:
-        print("\nnewer first (the model fit on both), by the relevance both hits need:")
-        for name in names:
-            shown = (*MEASURES.get(name, ()), "auc")
-            print(f"\n{name}\n{'floor':<22}" + "".join(f"{m:>15}" for m in shown))
-            for floor in [None, *args.newer]:
-                figures = evaluate(by_set[name], model_scorer(both), floor)
-                label = "off" if floor is None else str(floor)
-                print(f"{label:<22}" + "".join(f"{figures.get(m, math.nan):>15.3f}" for m in shown))
+        ordered: list[tuple[str, dict[str, float]]] = [
+            (label, evaluate(by_set[name], scorer))
+            for label, scorer in (
+                ("combsum (default order)", combsum),
+                *((f"{n} alone", single(n)) for n in LISTS),
+            )
+        ]
+        ordered += [
+            (f"model fit on {fit_on}", evaluate(by_set[name], model_scorer(m)))
+            for fit_on, m in models.items()
+        ]
+        table(
+            f"{name} ({len(by_set[name])} questions): orders (auc: of their own scores)",
+            ordered,
+            shown,
+        )
+        calibrated = [
+            (f"fit on {fit_on}", evaluate(by_set[name], combsum, model_scorer(m)))
+            for fit_on, m in models.items()
+        ]
+        table(f"{name}: the default order, auc of the hits' relevance", calibrated, ("auc",))
+    floors = [FLOOR] if args.newer is None else args.newer
+    for name in names:
+        shown = (*MEASURES.get(name, ()), "auc")
+        tried = [
+            (
+                "off" if floor is None else f"floor {floor}",
+                evaluate(by_set[name], combsum, model_scorer(models["both"]), floor),
+            )
+            for floor in [None, *floors]
+        ]
+        table(f"{name}: newer first over the default order (fit on both)", tried, shown)
     print("\ncoefficients (bias first):", FEATURES)
-    for label, model in [*models.items(), ("both", both)]:
+    for label, model in models.items():
         print(f"  {label:<12} {[round(w, 3) for w in model.weights]}")
     if args.write:
         about = {
@@ -263,8 +301,9 @@ def main(argv: list[str] | None = None) -> int:
             "questions": {name: len(by_set[name]) for name in names},
             "candidates": len(y),
             "l2": args.l2,
+            "chunk_discount": args.discount,
         }
-        args.write.write_text(both.to_json(**about) + "\n", encoding="utf-8")
+        args.write.write_text(models["both"].to_json(**about) + "\n", encoding="utf-8")
         print(f"written {args.write}")
     return 0
 

@@ -15,7 +15,7 @@ data sets' READMEs):
   every evidence turn among them; R@5 and session_hit@10 for LoCoMo;
 - BEAM's knowledge updates: upd@10, the updated message among the top 10, and newer_first, the
   updated message above the original one (or the original absent), over those questions;
-- auc: the ROC AUC of the default's hit scores, evidence hits against the others, pooled over
+- auc: the ROC AUC of the default's hits' relevance, evidence hits against the others, pooled over
   all questions of a set (a score a caller can threshold separates them without knowing the
   query); and, for a threshold chosen on one set, the shares kept and dropped on the other.
 Results go to bench/results/recall.json (and .md, and a plot beside them).
@@ -44,6 +44,7 @@ from graph.memory import Memory
 from graph.search import SearchOptions
 from graph.search.candidates import fetch
 from graph.search.lucene import to_lucene
+from graph.search.newer import says_changed
 from graph.write.validation import MAX_TEXT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,9 +192,9 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
     """Every candidate of the question with what the lists said of it, for the list rankings
     and for bench/ranker.py: key, time, subject, each list's rank and raw score, its vector
     score as search reads it (`cosine`), and the two it is the best of: its own vector's
-    (`own`) and its best chunk's (`window`, None for a text with no chunks)."""
-    # MODEL fusion asks the vector score of every candidate (the lists are the same either way).
-    options = SearchOptions.build(track_access=False, fusion={"method": "model"})
+    (`own`) and its best chunk's (`window`, None for a text with no chunks); whether its text
+    says that something changed (`changed`, graph/search/newer.py)."""
+    options = SearchOptions.build(track_access=False)
     vector = list(memory.embedder.embed_query(q.text.strip()))
     found = fetch(
         memory.db,
@@ -224,6 +225,7 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
                     "window": windows.get(fid),
                     "turn": fact.turn,
                     "subject": fact.subject,
+                    "changed": says_changed(fact.text),
                     "lists": {},
                 },
             )
@@ -292,7 +294,7 @@ def run_set(
                 result = memory.search(scope, q.text, options=options)
                 hits = dedupe(
                     (key(h.fact.session_id, h.fact.turn) for h in result.hits),
-                    (h.score for h in result.hits),
+                    (h.relevance for h in result.hits),
                 )
                 run.tally.add("hybrid", q.kind, measures(q, hits))
                 for k, s in zip(hits.keys, hits.scores, strict=True):
@@ -366,7 +368,7 @@ def markdown(results: dict[str, Any]) -> str:
         for ranking in RANKINGS.values():
             cells = " | ".join(_cell(entry[ranking].get(n)) for n in names)
             lines.append(f"| {ranking} | {cells} |")
-        lines += ["", f"Hit-score ROC AUC (default): {_cell(entry['auc'])}", ""]
+        lines += ["", f"Hit-relevance ROC AUC (default): {_cell(entry['auc'])}", ""]
         lines += ["| type (default) | questions | " + " | ".join(names) + " |"]
         lines.append("|---|---|" + "---|" * len(names))
         for kind, cells in entry["hybrid"]["types"].items():
@@ -462,7 +464,11 @@ def main(argv: list[str] | None = None) -> int:
                 conversations = beam(args.beam, args.limit, max_chars=MAX_TEXT_CHARS)
             else:
                 raise SystemExit(f"unknown set {name!r}: locomo-dev or beam-dev")
-            runs.append(run_set(memory, name, conversations, dump if dump_file else None, options))
+            runs.append(
+                run_set(
+                    memory, name, conversations, dump if dump_file else None, options, args.keep
+                )
+            )
     finally:
         memory.close()
         if dump_file is not None:

@@ -202,7 +202,12 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
     partitions = _strings(body, "partition_ids")
     tags = _strings(body, "tags")
     try:
+        # The contract's score is the weighted average of relevance_score, importance and
+        # recency, and `threshold` compares relevance_score: one number for both, so the hits
+        # are fused by relevance itself (MODEL), which depends on the memory and the query
+        # alone (docs/search.md "Relevance you can threshold").
         options = SearchOptions.build(
+            fusion={"method": "model"},
             top_k=top_k,
             partitions=partitions or None,
             tags=tags,

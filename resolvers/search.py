@@ -31,8 +31,8 @@ class SearchMode(enum.Enum):
 
 @strawberry.enum(
     description="COMBSUM (the default without a fusion input): sum of each list's min-max "
-    "normalised scores, times its weight. MODEL: each candidate's relevance from the relevance "
-    "model, the chance it answers the query (docs/search.md). RRF: sum of 1 / (k + rank), "
+    "normalised scores, times its weight. MODEL: by each candidate's relevance, the relevance "
+    "model's chance that it answers the query (docs/search.md). RRF: sum of 1 / (k + rank), "
     "every list weighing 1. WEIGHTED: RRF with the list weights."
 )
 class SearchFusionMethod(enum.Enum):
@@ -97,10 +97,15 @@ class SearchOptionsInput:
         description="COMBSUM, RRF and WEIGHTED: added to the relevance of facts whose subject "
         "the query names (0: off). MODEL weighs the subject itself.",
     )
+    chunk_discount: float = strawberry.field(
+        default=domain.DEFAULT_CHUNK_DISCOUNT,
+        description="Subtracted from a later window's vector score of a long text before it "
+        "competes with the text's first window (0..1; 0: the best window counts as it is).",
+    )
     newer_first: bool = strawberry.field(
         default=True,
-        description="MODEL fusion: among the hits, a newer statement of the same thing "
-        "(session date, then turn) ranks above the older one.",
+        description="Among the hits, a newer statement (session date, then turn) of the same "
+        "subject that says what changed ranks above an older one, when both answer the query.",
     )
     min_score: float = strawberry.field(
         default=0.0,
@@ -124,6 +129,7 @@ class SearchOptionsInput:
             "context_id": self.context_id,
             "passages": self.passages,
             "subject_boost": self.subject_boost,
+            "chunk_discount": self.chunk_discount,
             "newer_first": self.newer_first,
             "min_score": self.min_score,
         }
@@ -159,11 +165,14 @@ class SearchListRank:
 @strawberry.type(description="A ranked fact and why: score = composite * decay.")
 class SearchHit:
     fact: Fact
-    score: float
+    score: float = strawberry.field(
+        description="What the hits are ordered by: the fused score's share of the best (the "
+        "relevance under MODEL) weighed with importance and recency, times decay."
+    )
     relevance: float = strawberry.field(
-        description="COMBSUM, RRF, WEIGHTED: fused score / best fused score, 0..1 (with the "
-        "subject boost, if any). MODEL: the relevance model's chance, 0..1, that the fact "
-        "answers the query. minScore compares it."
+        description="The relevance model's chance, 0..1, that the fact answers the query, from "
+        "the fact and the query alone (whatever the fusion; MODEL orders by it). minScore "
+        "compares it."
     )
     fused: float
     importance: float = strawberry.field(description="importance / 10.")

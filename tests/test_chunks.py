@@ -24,7 +24,7 @@ from graph.config import Settings
 from graph.errors import ValidationError
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
-from graph.search import candidates
+from graph.search import DEFAULT_CHUNK_DISCOUNT, candidates
 from graph.storage.db import Database
 from graph.write.validation import MAX_TEXT_CHARS
 from tests.conftest import GraphQLClient
@@ -153,8 +153,9 @@ def test_a_long_text_is_cut_into_overlapping_windows_that_each_fit_the_model(
     assert LAST not in text[windows[0][0] : windows[0][1]]
 
 
+@pytest.mark.parametrize("discount", [DEFAULT_CHUNK_DISCOUNT, 0.0])
 def test_the_last_paragraph_of_a_long_message_finds_it_by_vector_alone(
-    memory: Memory, scope: str, embedder: Embedder, vector_path: str
+    memory: Memory, scope: str, embedder: Embedder, vector_path: str, discount: float
 ) -> None:
     text = long_message()
     assert 5_500 <= len(text) <= 6_500 and text.endswith(LAST)
@@ -162,7 +163,9 @@ def test_the_last_paragraph_of_a_long_message_finds_it_by_vector_alone(
     for turn, other in enumerate(OTHERS):
         memory.remember(scope, {"text": other, "session_id": "s1", "turn": turn})
 
-    hits = memory.search(scope, QUESTION, mode="vector", top_k=5, track_access=False).hits
+    hits = memory.search(
+        scope, QUESTION, mode="vector", top_k=5, track_access=False, chunk_discount=discount
+    ).hits
 
     assert hits[0].fact.id == message.id
     query = embedder.embed_query(QUESTION)
@@ -175,11 +178,32 @@ def test_the_last_paragraph_of_a_long_message_finds_it_by_vector_alone(
 
     best = max(score(c["embedding"]) for c in chunks_of(memory.db, scope)[message.id])
     (vector,) = [s for s in hits[0].sources if s.list == "vector"]
-    # Found through its last window: its score is its best chunk's. By its first window alone
-    # (all the model read before chunks) every other fact would rank above it.
-    assert vector.score == pytest.approx(best, abs=1e-3)
-    assert all(own(message.id) < own(h.fact.id) < best for h in hits[1:])
+    # Found through its last window: its score is its best chunk's, less the discount a later
+    # window pays. By its first window alone (all the model read before chunks) every other
+    # fact would rank above it.
+    assert vector.score == pytest.approx(best - discount, abs=1e-3)
+    assert all(own(message.id) < own(h.fact.id) < best - discount for h in hits[1:])
     assert len(hits) == 1 + len(OTHERS)
+
+
+def test_a_later_window_counts_only_when_clearly_closer_than_the_first(
+    memory: Memory, scope: str
+) -> None:
+    """Each window of a long answer is one more chance to lie near a question by accident, so a
+    window scores its cosine less the discount: with a discount larger than its lead, the long
+    message ranks by its first window, below the short facts."""
+    message = memory.remember(scope, {"text": long_message(), "session_id": "s1", "turn": 7})
+    for turn, other in enumerate(OTHERS):
+        memory.remember(scope, {"text": other, "session_id": "s1", "turn": turn})
+
+    def ranked(discount: float) -> list[str]:
+        result = memory.search(
+            scope, QUESTION, mode="vector", top_k=5, track_access=False, chunk_discount=discount
+        )
+        return [h.fact.id for h in result.hits]
+
+    assert ranked(0.0)[0] == message.id
+    assert ranked(1.0)[-1] == message.id
 
 
 def test_a_text_of_64000_characters_is_remembered_whole(memory: Memory, scope: str) -> None:

@@ -317,9 +317,11 @@ def _partitions_call(scope: str, prefix: str | None) -> Call[list[str]]:
 def _search_call(
     scope: str, query: str, top_k: int, partitions: list[str] | None, min_score: float
 ) -> Call[list[tuple[Fact, float]]]:
-    # Relevance alone orders the hits (no importance or recency mixed in), and turn passages
-    # are off: store items are not conversation turns. `minScore` leaves out, in the service
-    # and before `topK` is counted, the hits whose relevance is below it.
+    # Relevance alone orders the hits (MODEL fusion, no importance or recency mixed in), so an
+    # item's score is its relevance: it depends on nothing but the item and the query, and comes
+    # back sorted, as LangGraph's stores do. Turn passages are off: store items are not
+    # conversation turns. `minScore` leaves out, in the service and before `topK` is counted,
+    # the hits whose relevance is below it.
     gql = (
         "query($s: String!, $q: String!, $o: SearchOptionsInput) "
         "{ search(scope: $s, query: $q, options: $o) "
@@ -328,6 +330,7 @@ def _search_call(
     options = {
         "topK": top_k,
         "partitions": partitions,
+        "fusion": {"method": "MODEL"},
         "weights": {"relevance": 1.0, "importance": 0.0, "recency": 0.0},
         "passages": False,
         "relatedLimit": 0,

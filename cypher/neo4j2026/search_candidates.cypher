@@ -279,9 +279,13 @@ WITH [l IN text_lists WHERE l.list = 'fulltext' | l][0] AS ft_list,
      size(vec_slow) > size(vec_fast) AS vec_exact, chunk_hits, chunked
 WITH coalesce(ft_list.kept, []) AS ft, coalesce(ps_list.kept, []) AS ps, vec,
      coalesce(ft_list.exhaustive, false) AS ft_exhaustive, vec_exact, chunk_hits, chunked
-// The vector list with the chunks' facts: each fact once, at the best of its scores.
+// The vector list with the chunks' facts: each fact once, at the best of its scores, a
+// chunk's less $chunk_discount: a long answer has many windows, each one more chance to lie
+// near a question by accident, so a later window must match clearly better than the fact's
+// first one to speak for it (graph/search/options.py, DEFAULT_CHUNK_DISCOUNT).
 CALL (vec, chunk_hits) {
-  UNWIND CASE WHEN size(chunk_hits) > 0 THEN vec + chunk_hits ELSE [] END AS x
+  UNWIND CASE WHEN size(chunk_hits) > 0
+    THEN vec + [h IN chunk_hits | {f: h.f, score: h.score - $chunk_discount}] ELSE [] END AS x
   WITH x.f AS f, max(x.score) AS score
   ORDER BY score DESC, f.id LIMIT $k
   RETURN collect({f: f, score: score}) AS vec_chunked
@@ -334,19 +338,18 @@ CALL (ft, ps, vec, graph) {
     AS facts
 }
 // The vector score of every candidate the vector list did not return (the best of its own
-// vector's and its chunks'), so that each candidate has the same signals for the relevance
-// model (graph/search/relevance.py), wherever it came from. Only for MODEL fusion ($cosines):
-// the other fusions read the lists' own scores.
+// vector's and its chunks'), so that each candidate has the same signals for its relevance
+// (graph/search/relevance.py), wherever it came from.
 CALL (ft, ps, vec, graph, chunked) {
   WITH [v IN vec | v.f] AS found, ft + ps + graph AS others
-  UNWIND CASE WHEN $vector IS NOT NULL AND $cosines THEN others ELSE [] END AS x
+  UNWIND CASE WHEN $vector IS NOT NULL THEN others ELSE [] END AS x
   WITH DISTINCT x.f AS n, found
   WHERE NOT n IN found AND n.embedding IS NOT NULL
   WITH n, vector.similarity.cosine(n.embedding, $vector) AS own,
        CASE WHEN chunked THEN COLLECT { MATCH (n)<-[:CHUNK_OF]-(c:Chunk)
          RETURN vector.similarity.cosine(c.embedding, $vector) } ELSE [] END AS windows
   RETURN collect({id: n.id, score: reduce(best = own, s IN windows |
-    CASE WHEN s > best THEN s ELSE best END)}) AS cosines
+    CASE WHEN s - $chunk_discount > best THEN s - $chunk_discount ELSE best END)}) AS cosines
 }
 RETURN [x IN ft | {id: x.f.id, score: x.score}] AS fulltext,
        [x IN vec | {id: x.f.id, score: x.score}] AS vector,

@@ -138,12 +138,17 @@ class Reading(ProjectState):
         for route, conjunction, scopes in plans:
             fetch = top_k if route.exact else MAX_TOP_K
             for scope in scopes:
+                # Ordered by relevance alone (MODEL fusion, no importance or recency mixed in):
+                # it depends on nothing but the memory and the query, so hits of different
+                # scopes compare, and `score` (the relevance) comes back sorted as mem0's does.
                 options = SearchOptions.build(
                     top_k=fetch,
                     tags=self.narrowing_tags(route, scope),
                     as_of=as_of,
                     related_limit=0,
                     min_score=threshold,
+                    fusion={"method": "model"},
+                    weights={"relevance": 1.0, "importance": 0.0, "recency": 0.0},
                 )
                 result = self.memory.search(scope, query, options=options)
                 for hit in result.hits:

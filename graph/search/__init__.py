@@ -5,6 +5,7 @@ from graph.search.engine import rank, search
 from graph.search.fusion import combsum, rrf, weighted_fusion
 from graph.search.lucene import escape, to_lucene
 from graph.search.options import (
+    DEFAULT_CHUNK_DISCOUNT,
     DEFAULT_SUBJECT_BOOST,
     Decay,
     Fusion,
@@ -17,6 +18,7 @@ from graph.search.rerank import FusionOrder, Reranker, get_reranker, set_reranke
 from graph.search.types import Hit, ListRank, RelatedFact, SearchResult
 
 __all__ = [
+    "DEFAULT_CHUNK_DISCOUNT",
     "DEFAULT_SUBJECT_BOOST",
     "Decay",
     "Fusion",

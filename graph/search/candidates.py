@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from graph.search.lucene import scoped
-from graph.search.options import FusionMethod, Mode, SearchOptions
+from graph.search.options import DEFAULT_CHUNK_DISCOUNT, Mode, SearchOptions
 from graph.storage import vector_shards
 from graph.storage.db import Database
 from graph.write.facts import Fact, FactStatus, read_time
@@ -437,7 +437,7 @@ def fetch(
         hops=options.expand_hops,
         seeds=EXPANSION_SEEDS,
         full=full,
-        cosines=options.fusion.method is FusionMethod.MODEL,
+        chunk_discount=options.chunk_discount,
     )
     record = db.read_fast("search_candidates", params)[0]
     facts = {node["id"]: Fact.from_node(node) for node in record["facts"]} if full else {}
@@ -463,13 +463,24 @@ def fetch(
     )
 
 
-def missing_cosines(db: Database, scope: str, found: Candidates, vector: list[float]) -> Candidates:
+def missing_cosines(
+    db: Database,
+    scope: str,
+    found: Candidates,
+    vector: list[float],
+    chunk_discount: float = DEFAULT_CHUNK_DISCOUNT,
+) -> Candidates:
     """`found` with the cosines of candidates that came without one: the passage half of an
     overlapped search (fetch_overlapped) is asked before the query is embedded."""
     missing = [fid for fid in found.briefs if fid not in found.cosines]
     if not missing:
         return found
-    params = {"scope": scope, "ask": {"ids": missing}, "vector": vector}
+    params = {
+        "scope": scope,
+        "ask": {"ids": missing},
+        "vector": vector,
+        "chunk_discount": chunk_discount,
+    }
     rows = db.read_fast("search_cosines", params)
     cosines = {**found.cosines, **{str(r["id"]): float(r["score"]) for r in rows}}
     return dataclasses.replace(found, cosines=cosines)

@@ -26,7 +26,7 @@ from graph.search.fusion import combsum, weighted_fusion
 from graph.search.lucene import to_lucene
 from graph.search.options import FusionMethod, Mode, SearchOptions, check_query
 from graph.search.related import finish
-from graph.search.relevance import scored
+from graph.search.relevance import by_relevance, relevances
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted
@@ -78,11 +78,14 @@ def search(
                 db, scope, options, lucene=lucene, embed=embed, now=now, full=full
             ),
         )
-        if embedded and options.fusion.method is FusionMethod.MODEL:
-            # The passage half was asked before the embedding: its own candidates' cosines.
+        if embedded:
+            # The passage half was asked before the embedding: its own candidates' cosines,
+            # which their relevance reads (graph/search/relevance.py).
             asked, query_vector = found, embedded[0]
             found = _timed(
-                timings, "cosines", lambda: missing_cosines(db, scope, asked, query_vector)
+                timings,
+                "cosines",
+                lambda: missing_cosines(db, scope, asked, query_vector, options.chunk_discount),
             )
     else:
         vector = embed()
@@ -95,8 +98,7 @@ def search(
         )
     top = order(query, found, options, now, active, options.top_k)
     hits, extra = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now))
-    if options.newer_first and options.fusion.method is FusionMethod.MODEL:
-        # Only the model's relevance says how likely a hit answers the query (newer.FLOOR).
+    if options.newer_first:
         hits = newer.first(hits)
     ids = [h.fact.id for h in hits]
     if options.track_access:
@@ -131,7 +133,8 @@ def order(
     only the best `limit` (all, without one) are built into `Scored`, with the lists that found
     them: for a search's ~100 candidates and 10 hits that halves the ranking's time.
     """
-    fused = fuse(query, found, options)
+    relevance = relevances(query, found)
+    fused = fuse(query, found, options, relevance)
     calibrated = options.fusion.method is FusionMethod.MODEL
     if not _reads_facts(reranker):
         reranked = fused
@@ -146,12 +149,14 @@ def order(
         return []
     briefs = found.briefs
     scores = [score for _, score in reranked]
+    # What the composite score orders by: the model's relevance itself under MODEL (and a
+    # reranker's score that answers on the same scale), else the fused (or reranked) score as
+    # a share of this search's best, with the subject boost. A hit reports its relevance, which
+    # depends on nothing else in the pool, whatever orders it.
     if calibrated and all(0.0 <= score <= 1.0 for score in scores):
-        # The model's relevance is already on its scale, and counts the subject itself; so is a
-        # reranker's that answers on the same scale (the identity reranker, a probability).
-        relevances = scores
+        standings = scores
     else:
-        relevances = boosted(
+        standings = boosted(
             query,
             [briefs[fid].subject for fid, _ in reranked],
             normalise(scores),
@@ -163,14 +168,15 @@ def order(
     # (-score, place in the reranked order, ...): sorting these tuples is best first, ties kept
     # in reranked order; `place` is unique, so the comparison never reaches the id.
     rows: list[tuple[float, int, str, float, float, float, float]] = []
-    for place, ((fid, fused_score), relevance) in enumerate(zip(reranked, relevances, strict=True)):
-        if relevance < options.min_score:
+    for place, ((fid, fused_score), standing) in enumerate(zip(reranked, standings, strict=True)):
+        chance = relevance[fid]
+        if chance < options.min_score:
             continue
         brief = briefs[fid]
         rec = recency(brief, now, tau)
         factor = decay_factor(brief, now, decay.tau_days) if decay is not None else 1.0
-        score = composite(relevance, brief.importance, rec, weights) * factor
-        rows.append((-score, place, fid, fused_score, relevance, rec, factor))
+        score = composite(standing, brief.importance, rec, weights) * factor
+        rows.append((-score, place, fid, fused_score, chance, rec, factor))
     rows.sort()
     chosen = rows if limit is None else rows[:limit]
     sources = _sources(found, {row[2] for row in chosen})
@@ -178,26 +184,28 @@ def order(
         Scored(
             id=fid,
             score=-negated,
-            relevance=relevance,
+            relevance=chance,
             fused=fused_score,
             importance=briefs[fid].importance / 10.0,
             recency=rec,
             decay=factor,
             sources=sources.get(fid, ()),
         )
-        for negated, _, fid, fused_score, relevance, rec, factor in chosen
+        for negated, _, fid, fused_score, chance, rec, factor in chosen
     ]
 
 
-def fuse(query: str, found: Candidates, options: SearchOptions) -> list[tuple[str, float]]:
-    """The candidate lists fused as the options say, best first."""
+def fuse(
+    query: str, found: Candidates, options: SearchOptions, relevance: dict[str, float]
+) -> list[tuple[str, float]]:
+    """The candidate lists fused as the options say, best first (MODEL: by `relevance`)."""
     fusion = options.fusion
     if fusion.method is FusionMethod.MODEL:
-        return scored(query, found)
+        return by_relevance(relevance)
     if fusion.method is FusionMethod.COMBSUM:
         return combsum(found.lists, fusion.weights())
-    ranked = {name: [fid for fid, _ in items] for name, items in found.lists.items()}
-    return weighted_fusion(ranked, fusion.weights(), k=fusion.k)
+    ids = {name: [fid for fid, _ in items] for name, items in found.lists.items()}
+    return weighted_fusion(ids, fusion.weights(), k=fusion.k)
 
 
 def _reads_facts(reranker: Reranker) -> bool:

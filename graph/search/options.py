@@ -27,6 +27,15 @@ DEFAULT_RECENCY_TAU_DAYS = 30.0
 # Added to the relevance (0..1) of candidates whose subject the query names, when it names
 # exactly one; 0.2 measured best on LoCoMo dev (0.1-0.5 all help, bench/results/locomo-dev.md).
 DEFAULT_SUBJECT_BOOST = 0.2
+# Subtracted from a chunk's vector score (index scale, (1 + cos) / 2) before it competes with
+# its fact's first window (search_candidates.cypher). Every window of a long assistant answer is
+# one more chance to lie near a question by accident: with no discount the vector list alone
+# fell on BEAM dev from hit@10 0.721 to 0.659 once messages were chunked; at 0.005 it is 0.726
+# and the default's 0.737 -> 0.754, above both lists alone (0.01: 0.765; 0.02 and more, as if
+# no chunk counted: 0.771; bench/ranker.py --discount). LoCoMo has no chunks. Not more: the
+# window that holds a 6,000-character message's answer in its last paragraph led the nearest
+# short fact by 0.0065 (tests/test_chunks.py), and a question about it must still find it.
+DEFAULT_CHUNK_DISCOUNT = 0.005
 
 
 class Mode(enum.StrEnum):
@@ -46,14 +55,15 @@ class FusionMethod(enum.StrEnum):
 class Fusion:
     """How the candidate lists are fused; list weights count for WEIGHTED and COMBSUM.
 
-    COMBSUM (the default) adds each list's min-max normalised index scores: on LoCoMo it kept
-    what each list knows about how far apart its candidates are, where rank fusion flattened a
-    clear full-text winner to the vector list's guess (bench/results/locomo-dev.md). MODEL
-    scores each candidate with the relevance model (graph/search/relevance.py), the chance it
-    answers the query: fit on both development sets it ranked better on LoCoMo and as well on
-    BEAM, but fit on either one it lost on the other, and in a scope of a handful of facts it
-    put a match below unrelated facts, so it is not the default (bench/README.md). RRF with
-    k = 60, the default before COMBSUM, is what `fusion: {k: 60}` (a k without a method) gives.
+    COMBSUM (the default) adds each list's min-max normalised index scores: it keeps what each
+    list knows about how far apart its candidates are, where rank fusion flattened a clear
+    full-text winner to the vector list's guess (bench/results/locomo-dev.md), and on both
+    development sets it beats each list alone (bench/results/recall.md). MODEL orders by each
+    candidate's relevance (graph/search/relevance.py), the chance it answers the query from its
+    own signals alone, which every hit reports whatever the fusion: it is what a caller can
+    threshold, but without the lists' standings it ordered BEAM two points of hit@10 worse
+    (bench/README.md). RRF with k = 60, the default before COMBSUM, is what `fusion: {k: 60}`
+    (a k without a method) gives.
     """
 
     method: FusionMethod = FusionMethod.COMBSUM
@@ -112,8 +122,9 @@ class SearchOptions:
     track_access: bool = True
     passages: bool = True
     subject_boost: float = DEFAULT_SUBJECT_BOOST
-    # Among the hits, a newer statement of the same thing ranks above the older one
-    # (graph/search/newer.py; MODEL fusion only, whose relevance it reads).
+    chunk_discount: float = DEFAULT_CHUNK_DISCOUNT
+    # Among the hits, a newer statement that updates an older one ranks above it
+    # (graph/search/newer.py).
     newer_first: bool = True
     # Hits whose relevance is below this are left out (0..1; 0 keeps every hit).
     min_score: float = 0.0
@@ -161,6 +172,7 @@ class SearchOptions:
         _number("recency_tau_days", self.recency_tau_days, 1e-6, 1e6)
         _number("subject_boost", self.subject_boost, 0.0, 10.0)
         _number("min_score", self.min_score, 0.0, 1.0)
+        _number("chunk_discount", self.chunk_discount, 0.0, 1.0)
         for flag in ("passages", "newer_first"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValidationError(flag, "must be true or false")

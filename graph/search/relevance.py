@@ -1,12 +1,15 @@
 """A hit's relevance: the chance that it answers the query, from what the indexes say of it alone.
 
-A logistic model over one candidate's own signals (its vector's cosine to the query's, its
-full-text and passage BM25 scores, the query's number of content words) trained on both
-development sets by bench/ranker.py and shipped as relevance.json beside this module. It
-replaces min-max normalised fusion for two reasons measured there: a score that depends only on
-the fact and the query can be thresholded (min-max gave the last candidate of every list 0.0,
-however good a match), and one fixed model did not lose to the best single list on either set,
-where COMBSUM lost to the vector list on BEAM's long technical messages.
+A logistic model over one candidate's own signals (its vector score, its full-text and passage
+BM25 scores, whether the query names its subject) trained on both development sets by
+bench/ranker.py and shipped as relevance.json beside this module. Nothing in it depends on the
+other candidates of the search, so a caller can threshold it (`minScore`): min-max normalised
+fusion gave the last candidate of every list 0.0, however good a match.
+
+It is what every hit reports as `relevance`, whatever the fusion; the default fusion (COMBSUM)
+still orders the hits, since each list's min-max standing says how clear a winner is within one
+query, which no score of one candidate can: ordered by this model alone, BEAM dev lost two
+points of hit@10 (bench/README.md "Scores a caller can threshold"). MODEL fusion orders by it.
 """
 
 from __future__ import annotations
@@ -30,9 +33,12 @@ FEATURES = (
     "fulltext_per_term",
     "passage_per_term",
     "subject",
-    "fulltext_standing",
-    "vector_standing",
-    "passage_standing",
+    "cosine_squared",
+    "cosine_x_fulltext",
+    "cosine_x_passage",
+    "fulltext_x_passage",
+    "fulltext_matched",
+    "passage_matched",
 )
 # A candidate the query was not embedded for (a FULLTEXT search) counts as orthogonal to it.
 NO_COSINE = 0.5
@@ -40,87 +46,68 @@ MODEL_FILE = Path(__file__).with_name("relevance.json")
 
 
 def features(
-    *,
-    cosine: float,
-    fulltext: float,
-    passage: float,
-    query_terms: int,
-    subject: bool,
-    standing: Sequence[float] = (0.0, 0.0, 0.0),
+    *, cosine: float, fulltext: float, passage: float, query_terms: int, subject: bool
 ) -> list[float]:
     """The model's inputs for one candidate.
 
-    `cosine` is on the vector index's scale, (1 + cos) / 2; a BM25 score is 0 where the index
-    did not match the fact. BM25 grows with the number of query terms matched, so its share
-    per term is given too: a long question's sum is not a better match than a short one's.
-    `subject`: the query names this fact's subject, and no other candidate's
-    (graph/search/subjects.py): on LoCoMo 96% of such questions' evidence is that subject's.
-    `standing`: where the candidate stands in the full-text, vector and passage lists, min-max
-    (1 for a list's best, 0 for its last or where it is absent), as COMBSUM reads them. The
-    scores alone do not say how clear a winner is across queries: without these the model lost
-    to COMBSUM on both development sets, and shares of the best instead of min-max lost about a
-    point on each (bench/README.md "Recall on both development sets"). This is what makes a
-    hit's relevance depend on the other candidates of its lists.
+    `cosine` is on the vector index's scale, (1 + cos) / 2, as search reads it (a long text's
+    best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT); a BM25 score is 0 where the
+    index did not match the fact. BM25 grows with the number of query terms matched, so its
+    share per term is given too: a long question's sum is not a better match than a short
+    one's. `subject`: the query names this fact's subject (graph/search/subjects.py). The
+    products let agreement count: a fact both lists find is likelier evidence than either
+    score alone says (LoCoMo R@10 0.786 -> 0.808 ordered by the model, bench/ranker.py).
     """
     terms_ = max(1, query_terms)
+    cos = 2.0 * cosine - 1.0
+    ft = math.log1p(max(0.0, fulltext))
+    ps = math.log1p(max(0.0, passage))
     return [
-        2.0 * cosine - 1.0,
-        math.log1p(max(0.0, fulltext)),
-        math.log1p(max(0.0, passage)),
+        cos,
+        ft,
+        ps,
         max(0.0, fulltext) / terms_,
         max(0.0, passage) / terms_,
         1.0 if subject else 0.0,
-        *standing,
+        cos * cos,
+        cos * ft,
+        cos * ps,
+        ft * ps,
+        1.0 if fulltext > 0 else 0.0,
+        1.0 if passage > 0 else 0.0,
     ]
 
 
-STANDING_LISTS = ("fulltext", "vector", "passage")
-
-
-def standings(lists: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, list[float]]:
-    """Each candidate's min-max standing in each of STANDING_LISTS (0 where absent)."""
-    out: dict[str, list[float]] = {}
-    for i, name in enumerate(STANDING_LISTS):
-        items = lists.get(name, ())
-        if not items:
-            continue
-        values = [score for _, score in items]
-        low, high = min(values), max(values)
-        for fid, score in items:
-            row = out.setdefault(fid, [0.0, 0.0, 0.0])
-            row[i] = max(row[i], 1.0 if high <= low else (score - low) / (high - low))
-    return out
-
-
-def scored(
-    query: str, found: Candidates, model: Relevance | None = None
-) -> list[tuple[str, float]]:
-    """Every candidate with its relevance, best first; ties keep the order candidates were first
-    seen in (list order, then rank), as the other fusions do."""
+def relevances(query: str, found: Candidates, model: Relevance | None = None) -> dict[str, float]:
+    """Every candidate's relevance, in the order candidates were first seen."""
     active = model or shipped()
     n_terms = len(terms(query))
     fulltext = dict(found.lists.get("fulltext", ()))
     passage = dict(found.lists.get("passage", ()))
-    order: dict[str, None] = {}
+    # Which subjects the query names, asked once: each candidate's answer is its own.
+    names = named(query, {brief.subject for brief in found.briefs.values()})
+    out: dict[str, float] = {}
     for items in found.lists.values():
-        order.update((fid, None) for fid, _ in items)
-    names = named(query, (found.briefs[fid].subject for fid in order))
-    the_one = next(iter(names)) if len(names) == 1 else None
-    stand = standings(found.lists)
-    out = []
-    for fid in order:
-        subject = found.briefs[fid].subject
-        x = features(
-            cosine=found.cosines.get(fid, NO_COSINE),
-            fulltext=fulltext.get(fid, 0.0),
-            passage=passage.get(fid, 0.0),
-            query_terms=n_terms,
-            subject=the_one is not None and subject is not None and subject_key(subject) == the_one,
-            standing=stand.get(fid, (0.0, 0.0, 0.0)),
-        )
-        out.append((fid, active.probability(x)))
-    place = {fid: i for i, fid in enumerate(order)}
-    return sorted(out, key=lambda pair: (-pair[1], place[pair[0]]))
+        for fid, _ in items:
+            if fid in out:
+                continue
+            subject = found.briefs[fid].subject
+            x = features(
+                cosine=found.cosines.get(fid, NO_COSINE),
+                fulltext=fulltext.get(fid, 0.0),
+                passage=passage.get(fid, 0.0),
+                query_terms=n_terms,
+                subject=bool(subject) and subject_key(subject or "") in names,
+            )
+            out[fid] = active.probability(x)
+    return out
+
+
+def by_relevance(relevance: Mapping[str, float]) -> list[tuple[str, float]]:
+    """Candidates best first by relevance; ties keep the order they were first seen in, as the
+    other fusions do (MODEL fusion)."""
+    place = {fid: i for i, fid in enumerate(relevance)}
+    return sorted(relevance.items(), key=lambda pair: (-pair[1], place[pair[0]]))
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,12 @@ class ListRank:
 class Hit:
     """A ranked fact and every part of its score.
 
-    `score` = composite(relevance, importance / 10, recency) * decay. With the default fusion
-    (MODEL) `relevance` is the relevance model's chance that the fact answers the query,
-    from the fact and the query alone (graph/search/relevance.py); with the other fusions, the
-    fused (or reranked) score divided by the best one in this search. A hit moved up by the
-    newer-first rule (graph/search/newer.py) takes the score of the hit it moved above.
+    `score` = composite(standing, importance / 10, recency) * decay orders the hits; the
+    standing is the fused (or reranked) score divided by the best one in this search (with the
+    subject boost), or the relevance itself under MODEL fusion. `relevance` is the relevance
+    model's chance that the fact answers the query, from the fact and the query alone
+    (graph/search/relevance.py), whatever the fusion: what `min_score` thresholds. A hit moved
+    up by the newer-first rule (graph/search/newer.py) takes the score of the hit it moved above.
     """
 
     fact: Fact

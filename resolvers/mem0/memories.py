@@ -78,8 +78,9 @@ LISTED = Reply(
 LIST_HELP = "The live memories the filter matches (it must name ids). Needs the `reader` role."
 SEARCH_HELP = (
     "factgraph's hybrid search (full text and meaning) in each scope the filter reaches (at "
-    "most 20 users, agents, apps or runs). `score` is the hit's relevance, 0..1 (its fused "
-    "score as a share of the best hit's); `threshold` compares it. Needs the `reader` role."
+    "most 20 users, agents, apps or runs), by relevance. `score` is the hit's relevance, 0..1 "
+    "(the chance that it answers the query, from the memory and the query alone); "
+    "`threshold` compares it. Needs the `reader` role."
 )
 
 
