@@ -38,7 +38,11 @@ from bench.devsets import Question
 from bench.recall import MEASURES, Ranked, auc, dedupe, measures
 from graph.search.lucene import terms
 from graph.search.newer import FLOOR, Timed, reorder, updates
-from graph.search.options import DEFAULT_CHUNK_DISCOUNT, DEFAULT_SUBJECT_BOOST
+from graph.search.options import (
+    DEFAULT_CHUNK_DISCOUNT,
+    DEFAULT_SUBJECT_BOOST,
+    DEFAULT_TEXT_MATCH_CHARS,
+)
 from graph.search.relevance import FEATURES, NO_COSINE, Relevance, features
 from graph.search.subjects import named, subject_key
 
@@ -138,9 +142,10 @@ def model_scorer(model: Relevance) -> Scorer:
     return score
 
 
-def combsum(row: Row) -> dict[str, float]:
+def combsum(row: Row, text_chars: int = DEFAULT_TEXT_MATCH_CHARS) -> dict[str, float]:
     """The default order, as graph/search/engine.py makes it: each list's min-max normalised
-    scores summed, as a share of the best, with the subject boost."""
+    scores summed (a text list's term of a fact longer than `text_chars` scaled by
+    text_chars / its length), as a share of the best, with the subject boost."""
     out: dict[str, float] = defaultdict(float)
     cands = row["candidates"]
     for name in LISTS:
@@ -149,7 +154,9 @@ def combsum(row: Row) -> dict[str, float]:
             continue
         low, high = min(values.values()), max(values.values())
         for f, v in values.items():
-            out[f] += 1.0 if high <= low else (v - low) / (high - low)
+            chars = cands[f].get("chars") or 0
+            factor = text_chars / chars if name != "vector" and 0 < text_chars < chars else 1.0
+            out[f] += factor * (1.0 if high <= low else (v - low) / (high - low))
     best = max(out.values(), default=0.0)
     found = named(row["question"], (c.get("subject") for c in cands.values()))
     boost = DEFAULT_SUBJECT_BOOST if len(found) == 1 else 0.0
@@ -238,7 +245,13 @@ def table(title: str, rows: Sequence[tuple[str, dict[str, float]]], shown: Seque
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("dump", type=Path)
+    parser.add_argument(
+        "dump",
+        type=Path,
+        nargs="+",
+        help="one dump per database state (a set alone in it, or beside others): each is "
+        "measured apart, and the model is fit on all together",
+    )
     parser.add_argument("--l2", type=float, default=1.0)
     parser.add_argument("--discount", type=float, default=DEFAULT_CHUNK_DISCOUNT)
     parser.add_argument("--write", type=Path, default=None, help="write the model fit on both")
@@ -246,22 +259,55 @@ def main(argv: list[str] | None = None) -> int:
         "--newer", type=float, nargs="*", default=None, help="relevance floors to try (newer first)"
     )
     args = parser.parse_args(argv)
-    rows = read(args.dump, args.discount)
+    dumps = {path.name: read(path, args.discount) for path in args.dump}
+    rows = [row for dumped in dumps.values() for row in dumped]
+    every_set: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        every_set[row["set"]].append(row)
+    names = sorted(every_set)
+    models = {}
+    for name in names:
+        models[name] = Relevance.of(fit(*matrix(every_set[name]), args.l2).tolist())
+    x, y = matrix(rows)
+    models["both"] = Relevance.of(fit(x, y, args.l2).tolist())
+    for dump_name, dumped in dumps.items():
+        print(f"\n=== {dump_name}")
+        compare(dumped, models, args.newer)
+    print("\ncoefficients (bias first):", FEATURES)
+    for label, model in models.items():
+        print(f"  {label:<12} {[round(w, 3) for w in model.weights]}")
+    if args.write:
+        about = {
+            "trained_by": "bench/ranker.py "
+            + " ".join(
+                f"DUMP{args.dump.index(Path(a)) + 1}" if Path(a) in args.dump else a
+                for a in (sys.argv[1:] if argv is None else argv)
+            ),
+            "dump_made_by": "bench/recall.py --dump DUMP1 on an empty database; bench/recall.py "
+            "--keep TAG --dump DUMP2, each conversation beside the ones before it",
+            "questions": {name: len(every_set[name]) for name in names},
+            "candidates": len(y),
+            "l2": args.l2,
+            "chunk_discount": args.discount,
+        }
+        args.write.write_text(models["both"].to_json(**about) + "\n", encoding="utf-8")
+        print(f"written {args.write}")
+    return 0
+
+
+def compare(rows: list[Row], models: dict[str, Relevance], newer: list[float] | None) -> None:
+    """The orders, the relevance's AUC and newer-first, over one dump's questions."""
     by_set: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
         by_set[row["set"]].append(row)
     names = sorted(by_set)
-    models = {}
-    for name in names:
-        models[name] = Relevance.of(fit(*matrix(by_set[name]), args.l2).tolist())
-    x, y = matrix(rows)
-    models["both"] = Relevance.of(fit(x, y, args.l2).tolist())
     for name in names:
         shown = (*MEASURES.get(name, ()), "auc")
         ordered: list[tuple[str, dict[str, float]]] = [
             (label, evaluate(by_set[name], scorer))
             for label, scorer in (
                 ("combsum (default order)", combsum),
+                ("combsum, long texts in full", lambda row: combsum(row, 0)),
                 *((f"{n} alone", single(n)) for n in LISTS),
             )
         ]
@@ -279,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             for fit_on, m in models.items()
         ]
         table(f"{name}: the default order, auc of the hits' relevance", calibrated, ("auc",))
-    floors = [FLOOR] if args.newer is None else args.newer
+    floors = [FLOOR] if newer is None else newer
     for name in names:
         shown = (*MEASURES.get(name, ()), "auc")
         tried = [
@@ -290,22 +336,6 @@ def main(argv: list[str] | None = None) -> int:
             for floor in [None, *floors]
         ]
         table(f"{name}: newer first over the default order (fit on both)", tried, shown)
-    print("\ncoefficients (bias first):", FEATURES)
-    for label, model in models.items():
-        print(f"  {label:<12} {[round(w, 3) for w in model.weights]}")
-    if args.write:
-        about = {
-            "trained_by": "bench/ranker.py "
-            + " ".join(sys.argv[1:] if argv is None else argv).replace(str(args.dump), "DUMP"),
-            "dump_made_by": "bench/recall.py --dump DUMP (both development sets)",
-            "questions": {name: len(by_set[name]) for name in names},
-            "candidates": len(y),
-            "l2": args.l2,
-            "chunk_discount": args.discount,
-        }
-        args.write.write_text(models["both"].to_json(**about) + "\n", encoding="utf-8")
-        print(f"written {args.write}")
-    return 0
 
 
 if __name__ == "__main__":

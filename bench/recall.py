@@ -433,7 +433,9 @@ def main(argv: list[str] | None = None) -> int:
         "--keep",
         metavar="TAG",
         default=None,
-        help="name the scopes by TAG and keep them; a later run with the same TAG only asks",
+        help="name the scopes by TAG and keep them; a later run with the same TAG only asks. "
+        "Kept, every conversation shares the full-text index with the others, which moves BM25: "
+        "figures to compare come from runs without it",
     )
     parser.add_argument(
         "--option",
@@ -449,6 +451,15 @@ def main(argv: list[str] | None = None) -> int:
         top_k=K, prev_turns=WINDOW, next_turns=WINDOW, related_limit=0, track_access=False, **extra
     )
     memory = Memory.connect(Settings.from_env())
+    others = int(memory.db.read("bench_fact_total", {})[0]["count"])
+    if others and not args.keep:
+        # BM25 weighs a word by its rarity in the whole full-text index, every scope's facts
+        # together: the figures below are comparable only when a set is alone in the database.
+        print(
+            f"warning: the database holds {others:,} facts of other scopes; BM25 reads them too,"
+            " so the figures are not comparable with a run on an empty database",
+            file=sys.stderr,
+        )
     dump_file = args.dump.open("w", encoding="utf-8") if args.dump else None
 
     def dump(row: dict[str, Any]) -> None:

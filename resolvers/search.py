@@ -102,6 +102,11 @@ class SearchOptionsInput:
         description="Subtracted from a later window's vector score of a long text before it "
         "competes with the text's first window (0..1; 0: the best window counts as it is).",
     )
+    text_match_chars: int = strawberry.field(
+        default=domain.DEFAULT_TEXT_MATCH_CHARS,
+        description="COMBSUM: a full-text or passage match counts in full for a fact of up "
+        "to this many characters, and in proportion beyond (0: every match in full).",
+    )
     newer_first: bool = strawberry.field(
         default=True,
         description="Among the hits, a newer statement (session date, then turn) of the same "
@@ -130,6 +135,7 @@ class SearchOptionsInput:
             "passages": self.passages,
             "subject_boost": self.subject_boost,
             "chunk_discount": self.chunk_discount,
+            "text_match_chars": self.text_match_chars,
             "newer_first": self.newer_first,
             "min_score": self.min_score,
         }

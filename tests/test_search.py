@@ -434,3 +434,26 @@ def test_a_hit_purged_between_the_two_round_trips_is_left_out(
     hits, related = finish(memory.db, scope, top, found, options, now)
     assert [h.fact.id for h in hits] == [s.id for s in top if s.id != garden["violin"]]
     assert hits and related == []
+
+
+def test_the_briefs_carry_each_candidates_text_length(
+    memory: Memory, scope: str, garden: dict[str, str]
+) -> None:
+    """Ranking reads a candidate's length (a word match in a long text counts less) from the
+    brief the candidate query ships, without its text."""
+    from graph.search.candidates import fetch
+    from graph.search.options import SearchOptions
+
+    found = fetch(
+        memory.db,
+        scope,
+        SearchOptions(),
+        lucene="violin OR sourdough",
+        vector=None,
+        now=datetime.now(UTC),
+        full=False,
+    )
+    assert found.briefs
+    for fid, brief in found.briefs.items():
+        fact = memory.get(scope, fid)
+        assert fact is not None and brief.chars == len(fact.text) > 0

@@ -31,12 +31,15 @@ from graph.search.candidates import (
     TEXT_HEADROOM,
     UNSCOPED_SHARE,
     VECTOR_FETCH_MAX,
+    Brief,
+    Candidates,
     ScopeSize,
     fetch_size,
     scope_exact,
     text_fetch_size,
     text_query,
 )
+from graph.search.engine import text_factors
 from graph.search.lucene import MAX_FILTER_CLAUSES, MAX_TERMS, scoped, terms
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted, named
@@ -365,6 +368,37 @@ def test_combsum_adds_min_max_normalised_scores_times_the_list_weights() -> None
     weighted = dict(combsum(lists, {"vector": 3.0}))
     assert weighted["b"] == pytest.approx(0.25 + 3.0)
     assert dict(combsum({"one": [("x", 0.3)], "none": []}, {})) == {"x": 1.0}
+
+
+def test_a_word_match_in_a_long_text_counts_in_proportion_to_its_length() -> None:
+    """A long assistant answer that repeats the question's words stood as high in the full-text
+    list as the short message holding the answer: past text_match_chars, a text list's term
+    shrinks by text_match_chars / length, and the vector list's does not."""
+    briefs = {
+        fid: Brief(fid, 5.0, 1.0, datetime(2024, 1, 1, tzinfo=UTC), None, chars=chars)
+        for fid, chars in (("short", 120), ("long", 2_000), ("edge", 500))
+    }
+    found = Candidates(
+        lists={
+            "fulltext": [("long", 9.0), ("short", 8.0), ("edge", 1.0)],
+            "passage": [("long", 5.0), ("edge", 1.0)],
+            "vector": [("short", 0.93), ("long", 0.92), ("edge", 0.90)],
+        },
+        briefs=briefs,
+        facts={},
+        fulltext_exhaustive=False,
+        vector_exact=False,
+    )
+    factors = text_factors(found, 500)
+    assert factors == {"fulltext": {"long": 0.25}, "passage": {"long": 0.25}}
+    assert text_factors(found, 0) == {}
+    fused = dict(combsum(found.lists, {}, factors))
+    assert fused["long"] == pytest.approx(0.25 * 1.0 + 0.25 * 1.0 + (0.92 - 0.90) / 0.03)
+    assert fused["short"] == pytest.approx(7.0 / 8.0 + 1.0)
+    in_full = dict(combsum(found.lists, {}))
+    assert in_full["long"] > in_full["short"] and fused["short"] > fused["long"]
+    with pytest.raises(ValidationError):
+        SearchOptions.build(text_match_chars=-1)
 
 
 def test_the_default_fusion_is_combsum_and_a_k_alone_asks_for_rank_fusion() -> None:

@@ -80,6 +80,8 @@ class Brief:
     recorded_at: datetime
     last_accessed_at: datetime | None
     subject: str | None = None
+    # The length of its text: a word match in a long text says less (options.text_match_chars).
+    chars: int = 0
 
     @classmethod
     def from_map(cls, props: dict[str, Any]) -> Brief:
@@ -92,6 +94,7 @@ class Brief:
             recorded_at=recorded,
             last_accessed_at=read_time(props.get("last_accessed_at")),
             subject=props.get("subject"),
+            chars=int(props.get("chars") or 0),
         )
 
     @classmethod
@@ -103,6 +106,7 @@ class Brief:
             recorded_at=fact.recorded_at,
             last_accessed_at=fact.last_accessed_at,
             subject=fact.subject,
+            chars=len(fact.text),
         )
 
 

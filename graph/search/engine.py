@@ -203,9 +203,27 @@ def fuse(
     if fusion.method is FusionMethod.MODEL:
         return by_relevance(relevance)
     if fusion.method is FusionMethod.COMBSUM:
-        return combsum(found.lists, fusion.weights())
+        return combsum(found.lists, fusion.weights(), text_factors(found, options.text_match_chars))
     ids = {name: [fid for fid, _ in items] for name, items in found.lists.items()}
     return weighted_fusion(ids, fusion.weights(), k=fusion.k)
+
+
+def text_factors(found: Candidates, chars: int) -> dict[str, dict[str, float]]:
+    """The full-text and passage lists' terms of facts longer than `chars`, scaled by
+    chars / length: a long message holds many words by chance, and its match stood as high in
+    a list as a short message's that holds the answer (options.DEFAULT_TEXT_MATCH_CHARS)."""
+    if chars <= 0:
+        return {}
+    out: dict[str, dict[str, float]] = {}
+    for name in ("fulltext", "passage"):
+        long = {
+            fid: chars / found.briefs[fid].chars
+            for fid, _ in found.lists.get(name, ())
+            if found.briefs[fid].chars > chars
+        }
+        if long:
+            out[name] = long
+    return out
 
 
 def _reads_facts(reranker: Reranker) -> bool:

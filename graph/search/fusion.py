@@ -50,19 +50,22 @@ def weighted_fusion(
 def combsum(
     lists: Mapping[N, Sequence[tuple[T, float]]],
     weights: Mapping[N, float],
+    factors: Mapping[N, Mapping[T, float]] | None = None,
 ) -> list[tuple[T, float]]:
     """Sum of each list's min-max normalised scores (a missing weight is 1), best first.
 
     Unlike rank fusion it keeps how far apart a list's candidates are: a full-text match far
     ahead of the rest stays ahead of items the other list only ranks a little higher. A list
     whose scores are all equal gives each of its items 1. An item's first occurrence in a list
-    counts; ties keep the order in which items were first seen.
+    counts; ties keep the order in which items were first seen. `factors` scales single items'
+    terms in a list (a missing one is 1): the search discounts word matches in long texts.
     """
     scores: dict[T, float] = {}
     for name, items in lists.items():
         if not items:
             continue
         weight = float(weights.get(name, 1.0))
+        scaled = (factors or {}).get(name, {})
         values = [score for _, score in items]
         low, high = min(values), max(values)
         span = high - low
@@ -72,6 +75,6 @@ def combsum(
                 continue
             seen.add(item)
             norm = 1.0 if span <= 0 else (score - low) / span
-            scores[item] = scores.get(item, 0.0) + weight * norm
+            scores[item] = scores.get(item, 0.0) + weight * scaled.get(item, 1.0) * norm
     order = {item: i for i, item in enumerate(scores)}
     return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))

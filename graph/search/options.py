@@ -36,6 +36,15 @@ DEFAULT_SUBJECT_BOOST = 0.2
 # window that holds a 6,000-character message's answer in its last paragraph led the nearest
 # short fact by 0.0065 (tests/test_chunks.py), and a question about it must still find it.
 DEFAULT_CHUNK_DISCOUNT = 0.005
+# A full-text or passage match counts in full, under COMBSUM, for a fact of up to this many
+# characters, and in proportion beyond (chars / length). BM25 normalises length only against the
+# index's average, and min-max standing does not at all: among one project's long messages a
+# long assistant answer that repeats the question's words stood above the short user message
+# holding the answer. On BEAM dev, alone in its database, the full-text list finds 0.61 where
+# the vector list finds 0.73; COMBSUM fell to 0.70 with both text lists in full, and is 0.77
+# with this (0.77 also beside other scopes' facts). LoCoMo's turns are short: no figure moved
+# from 400 to 2,000 (bench/ranker.py, bench/README.md "Long texts in the text lists").
+DEFAULT_TEXT_MATCH_CHARS = 500
 
 
 class Mode(enum.StrEnum):
@@ -123,6 +132,7 @@ class SearchOptions:
     passages: bool = True
     subject_boost: float = DEFAULT_SUBJECT_BOOST
     chunk_discount: float = DEFAULT_CHUNK_DISCOUNT
+    text_match_chars: int = DEFAULT_TEXT_MATCH_CHARS
     # Among the hits, a newer statement that updates an older one ranks above it
     # (graph/search/newer.py).
     newer_first: bool = True
@@ -173,6 +183,7 @@ class SearchOptions:
         _number("subject_boost", self.subject_boost, 0.0, 10.0)
         _number("min_score", self.min_score, 0.0, 1.0)
         _number("chunk_discount", self.chunk_discount, 0.0, 1.0)
+        _int_range("text_match_chars", self.text_match_chars, 0, 1_000_000)
         for flag in ("passages", "newer_first"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValidationError(flag, "must be true or false")
