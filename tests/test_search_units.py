@@ -41,6 +41,7 @@ from graph.search.candidates import (
 )
 from graph.search.engine import text_factors
 from graph.search.lucene import MAX_FILTER_CLAUSES, MAX_TERMS, scoped, terms
+from graph.search.relevance import features, shipped
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted, named
 from graph.storage.db import Database
@@ -399,6 +400,31 @@ def test_a_word_match_in_a_long_text_counts_in_proportion_to_its_length() -> Non
     assert in_full["long"] > in_full["short"] and fused["short"] > fused["long"]
     with pytest.raises(ValidationError):
         SearchOptions.build(text_match_chars=-1)
+
+
+def test_a_word_match_never_lowers_a_hits_relevance() -> None:
+    """The shipped model, over the scores search meets: more BM25 (full-text or passage) at the
+    same vector score never means less relevance. A fit with "matched at all" indicators broke
+    this for faint matches, and a LangGraph store item holding the query word fell below one
+    that did not."""
+    model = shipped()
+    for cosine in (0.70, 0.80, 0.85, 0.90, 0.95, 0.97):
+        for terms_ in (1, 3, 8):
+            for other in (0.0, 2.0, 10.0):
+                for which in ("fulltext", "passage"):
+                    chances = [
+                        model.probability(
+                            features(
+                                cosine=cosine,
+                                fulltext=bm25 if which == "fulltext" else other,
+                                passage=bm25 if which == "passage" else other,
+                                query_terms=terms_,
+                                subject=False,
+                            )
+                        )
+                        for bm25 in (0.0, 0.01, 0.1, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
+                    ]
+                    assert chances == sorted(chances), (cosine, terms_, other, which)
 
 
 def test_the_default_fusion_is_combsum_and_a_k_alone_asks_for_rank_fusion() -> None:

@@ -34,11 +34,7 @@ FEATURES = (
     "passage_per_term",
     "subject",
     "cosine_squared",
-    "cosine_x_fulltext",
-    "cosine_x_passage",
     "fulltext_x_passage",
-    "fulltext_matched",
-    "passage_matched",
 )
 # A candidate the query was not embedded for (a FULLTEXT search) counts as orthogonal to it.
 NO_COSINE = 0.5
@@ -54,9 +50,12 @@ def features(
     best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT); a BM25 score is 0 where the
     index did not match the fact. BM25 grows with the number of query terms matched, so its
     share per term is given too: a long question's sum is not a better match than a short
-    one's. `subject`: the query names this fact's subject (graph/search/subjects.py). The
-    products let agreement count: a fact both lists find is likelier evidence than either
-    score alone says (LoCoMo R@10 0.786 -> 0.808 ordered by the model, bench/ranker.py).
+    one's. More BM25 never lowers the relevance (tests/test_search_units.py): fits with
+    indicators of "matched at all", or products of the cosine and a BM25, gave a faint word
+    match, or any match of a near-identical text, a lower relevance than none, and a LangGraph
+    store item holding the query word fell below one that did not. Without them the AUCs and
+    newer-first stayed as they were (bench/results/ranker.txt). `subject`: the query names
+    this fact's subject (graph/search/subjects.py).
     """
     terms_ = max(1, query_terms)
     cos = 2.0 * cosine - 1.0
@@ -70,11 +69,7 @@ def features(
         max(0.0, passage) / terms_,
         1.0 if subject else 0.0,
         cos * cos,
-        cos * ft,
-        cos * ps,
         ft * ps,
-        1.0 if fulltext > 0 else 0.0,
-        1.0 if passage > 0 else 0.0,
     ]
 
 
