@@ -29,6 +29,7 @@ import math
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,9 @@ import numpy as np
 
 from bench.devsets import Question
 from bench.recall import MEASURES, Ranked, auc, dedupe, measures
+from graph.search import fusion
+from graph.search.candidates import Brief, Candidates
+from graph.search.engine import text_factors
 from graph.search.lucene import terms
 from graph.search.newer import FLOOR, Timed, reorder, updates
 from graph.search.options import (
@@ -44,11 +48,13 @@ from graph.search.options import (
     DEFAULT_TEXT_MATCH_CHARS,
 )
 from graph.search.relevance import FEATURES, NO_COSINE, Relevance, features
-from graph.search.subjects import named, subject_key
+from graph.search.scoring import normalise
+from graph.search.subjects import boosted, named, subject_key
 
 Row = dict[str, Any]
 Scorer = Callable[[Row], dict[str, float]]  # a question's candidates -> fid -> score
 LISTS = ("fulltext", "vector", "passage")
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)  # briefs' times: the order does not read them
 
 
 def read(path: Path, discount: float = DEFAULT_CHUNK_DISCOUNT) -> list[Row]:
@@ -143,30 +149,30 @@ def model_scorer(model: Relevance) -> Scorer:
 
 
 def combsum(row: Row, text_chars: int = DEFAULT_TEXT_MATCH_CHARS) -> dict[str, float]:
-    """The default order, as graph/search/engine.py makes it: each list's min-max normalised
-    scores summed (a text list's term of a fact longer than `text_chars` scaled by
-    text_chars / its length), as a share of the best, with the subject boost."""
-    out: dict[str, float] = defaultdict(float)
+    """The default order, made by the engine's own pieces over a dumped question: the lists
+    fused (graph.search.fusion.combsum, long texts' factors from engine.text_factors), as a
+    share of the best, with the subject boost."""
     cands = row["candidates"]
-    for name in LISTS:
-        values = {f: c["lists"][name][1] for f, c in cands.items() if name in c["lists"]}
-        if not values:
-            continue
-        low, high = min(values.values()), max(values.values())
-        for f, v in values.items():
-            chars = cands[f].get("chars") or 0
-            factor = text_chars / chars if name != "vector" and 0 < text_chars < chars else 1.0
-            out[f] += factor * (1.0 if high <= low else (v - low) / (high - low))
-    best = max(out.values(), default=0.0)
-    found = named(row["question"], (c.get("subject") for c in cands.values()))
-    boost = DEFAULT_SUBJECT_BOOST if len(found) == 1 else 0.0
-    shown = {}
-    for f, v in out.items():
-        share = v / best if best > 0 else 0.0
-        subject = cands[f].get("subject")
-        hit = boost > 0 and subject is not None and subject_key(subject) in found
-        shown[f] = (share + (boost if hit else 0.0)) / (1.0 + boost)
-    return shown
+    lists = {
+        name: sorted(
+            ((f, c["lists"][name][1]) for f, c in cands.items() if name in c["lists"]),
+            key=lambda item: -item[1],
+        )
+        for name in LISTS
+    }
+    briefs = {
+        f: Brief(f, 5.0, 1.0, _EPOCH, None, subject=c.get("subject"), chars=c.get("chars") or 0)
+        for f, c in cands.items()
+    }
+    found = Candidates(lists, briefs, {}, fulltext_exhaustive=False, vector_exact=False)
+    fused = fusion.combsum(lists, {}, text_factors(found, text_chars))
+    shares = boosted(
+        row["question"],
+        [briefs[f].subject for f, _ in fused],
+        normalise([score for _, score in fused]),
+        DEFAULT_SUBJECT_BOOST,
+    )
+    return {f: share for (f, _), share in zip(fused, shares, strict=True)}
 
 
 def single(name: str) -> Scorer:
