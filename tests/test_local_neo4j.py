@@ -92,7 +92,7 @@ def test_the_browser_applies_factgraphs_style_and_guide_on_connect(tmp_path: Pat
     ) in conf
 
 
-def test_a_short_lived_server_skips_the_optimising_jit_and_the_quiet_periods(
+def test_a_short_lived_server_skips_the_optimising_jit_the_quiet_periods_and_replanning(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FACTGRAPH_NEO4J_SHORT_LIVED", "1")
@@ -105,7 +105,9 @@ def test_a_short_lived_server_skips_the_optimising_jit_and_the_quiet_periods(
         server.write_config()
         conf = (server.conf_dir / "neo4j.conf").read_text().splitlines()
         quiet = "internal.dbms.bolt.netty_server_shutdown_quiet_period=0" in conf
-        assert (quiet, "-XX:TieredStopAtLevel=1" in server.jit_options()) == (short_lived,) * 2
+        planned_once = "dbms.cypher.min_replan_interval=1h" in conf
+        first_tier = "-XX:TieredStopAtLevel=1" in server.jit_options()
+        assert (quiet, planned_once, first_tier) == (short_lived,) * 3
         assert "server.http.enabled=true" in conf  # the Browser stays, short-lived or not
 
 

@@ -204,14 +204,24 @@ class LocalNeo4j:
         )
 
     def short_lived_settings(self) -> str:
-        """A test run's server stops in about a second, not ten.
+        """A test run's server stops in about a second, not ten, and plans each query once.
 
         At a graceful stop Bolt's two network thread pools each wait out a 5 s quiet period for
         late requests; a server that a test stops and starts again has none to wait for.
+
+        A test run's store grows from nothing and is emptied again, test after test, so its
+        statistics always differ from those a cached plan was made with, and Neo4j plans a
+        query again whenever the last planning is more than `dbms.cypher.min_replan_interval`
+        (10 s) old. In one `make test` it planned the search candidate query 43 times, each
+        3-4 s of a core on the JIT's first tier: a seventh of the run (issue 49). A short-lived
+        server keeps its plans for an hour; results never depend on a plan, only speed does.
         """
         if not self.local.short_lived:
             return ""
-        return "internal.dbms.bolt.netty_server_shutdown_quiet_period=0\n"
+        return (
+            "internal.dbms.bolt.netty_server_shutdown_quiet_period=0\n"
+            "dbms.cypher.min_replan_interval=1h\n"
+        )
 
     def jit_options(self) -> tuple[str, ...]:
         """A test run's server compiles with the JIT's first tier (C1) only.
