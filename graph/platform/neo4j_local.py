@@ -214,7 +214,8 @@ class LocalNeo4j:
         query again whenever the last planning is more than `dbms.cypher.min_replan_interval`
         (10 s) old. In one `make test` it planned the search candidate query 43 times, each
         3-4 s of a core on the JIT's first tier: a seventh of the run (issue 49). A short-lived
-        server keeps its plans for an hour; results never depend on a plan, only speed does.
+        server keeps its plans for an hour. A plan decides speed, and the order of rows that a
+        query leaves open: a plan that stays keeps that order from one test to the next.
         """
         if not self.local.short_lived:
             return ""
