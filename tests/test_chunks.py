@@ -196,6 +196,26 @@ def test_the_last_paragraph_of_a_long_message_finds_it_by_vector_alone(
         assert hits[0].fact.id == message.id  # found through its last window
 
 
+def test_a_later_window_counts_only_when_clearly_closer_than_the_first(
+    memory: Memory, scope: str
+) -> None:
+    """Each window of a long answer is one more chance to lie near a question by accident, so a
+    window scores its cosine less the discount: with a discount larger than its lead, the long
+    message ranks by its first window, below the short facts."""
+    message = memory.remember(scope, {"text": long_message(), "turn": 7, **SAID})
+    for turn, other in enumerate(OTHERS):
+        memory.remember(scope, {"text": other, "turn": turn, **SAID})
+
+    def ranked(discount: float) -> list[str]:
+        result = memory.search(
+            scope, QUESTION, mode="vector", top_k=5, track_access=False, chunk_discount=discount
+        )
+        return [h.fact.id for h in result.hits]
+
+    assert ranked(0.0)[0] == message.id
+    assert ranked(1.0)[-1] == message.id
+
+
 def test_a_text_of_64000_characters_is_remembered_whole(memory: Memory, scope: str) -> None:
     text = long_message(MAX_TEXT_CHARS + 500)[-MAX_TEXT_CHARS:]
     assert len(text) == MAX_TEXT_CHARS
