@@ -336,10 +336,12 @@ CALL (ft, ps, vec, graph) {
 }
 // The vector score of every candidate the vector list did not return (the best of its own
 // vector's and its chunks'), so that each candidate has the same signals for its relevance
-// (graph/search/relevance.py), wherever it came from.
+// (graph/search/relevance.py), wherever it came from. Only when $every_cosine: a search that
+// neither thresholds nor orders by relevance needs it of its returned hits alone, which
+// search_related.cypher scores (graph/search/engine.py).
 CALL (ft, ps, vec, graph, chunked) {
   WITH [v IN vec | v.f] AS found, ft + ps + graph AS others
-  UNWIND CASE WHEN $vector IS NOT NULL THEN others ELSE [] END AS x
+  UNWIND CASE WHEN $vector IS NOT NULL AND $every_cosine THEN others ELSE [] END AS x
   WITH DISTINCT x.f AS n, found
   WHERE NOT n IN found AND n.embedding IS NOT NULL
   WITH n, vector.similarity.cosine(n.embedding, $vector) AS own,

@@ -5,7 +5,7 @@
 // (among each tag's most recent $per_tag facts). Briefs carry neither sessions nor tags, so
 // both are read here, from the hits themselves. Filters as in search except
 // tags; hits and excluded ids are left out.
-// The four lists come in one map, $hits, and the filters in $filter, so that how many hits a
+// The five lists come in one map, $hits, and the filters in $filter, so that how many hits a
 // search has, or the scope's name, does not key the plan cache (graph/search/related.py).
 // Facts come back as the properties graph.write.facts.Fact reads, named one by one: `f {.*}` would
 // also read each fact's embedding (~3 KB from the array store) only to drop it.
@@ -59,15 +59,30 @@ CALL () {
   WHERE f.scope = $filter.scope
   RETURN collect({f: f, hit_id: hit_id}) AS hits
 }
+// The query vector's score of the hits the vector list did not find ($hits.cosine, with
+// $vector; as search_cosines.cypher scores them): a search that neither thresholds nor orders
+// by relevance reads these of its returned hits only (search_candidates.cypher $every_cosine).
+CALL () {
+  UNWIND CASE WHEN $vector IS NULL THEN [] ELSE $hits.cosine END AS hit_id
+  MATCH (f:Fact {id: hit_id})
+  WHERE f.scope = $filter.scope AND f.embedding IS NOT NULL
+  WITH f, vector.similarity.cosine(f.embedding, $vector) AS own,
+       COLLECT { MATCH (f)<-[:CHUNK_OF]-(c:Chunk) RETURN vector.similarity.cosine(c.embedding, $vector) } AS windows
+  RETURN collect({id: f.id, score: reduce(best = own, s IN windows |
+    CASE WHEN s - $chunk_discount > best THEN s - $chunk_discount ELSE best END)}) AS cosines
+}
 // One list of rows, in this order: the hits, the turn window, the shared tags. Each fact is
 // projected here, once, and datetimes as strings (see search_candidates.cypher).
-UNWIND [x IN hits | x {.*, kind: 'hit'}] + [x IN window | x {.*, kind: 'turn_window'}]
-  + [x IN tagged | x {.*, kind: 'shared_tag'}] AS row
-WITH row, row.f AS f
-RETURN collect({kind: row.kind, hit_id: row.hit_id, fact: f {.id, .scope, .partition, .text,
-    .index_text, .subject, .predicate, .object, .tags, .importance, .source, .metadata,
-    .session_id, .turn, .content_hash, .embedder, .status, .strength, .access_count,
-    valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
-    recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
-    expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
-    last_accessed_at: toString(f.last_accessed_at)}}) AS rows
+CALL (hits, window, tagged) {
+  UNWIND [x IN hits | x {.*, kind: 'hit'}] + [x IN window | x {.*, kind: 'turn_window'}]
+    + [x IN tagged | x {.*, kind: 'shared_tag'}] AS row
+  WITH row, row.f AS f
+  RETURN collect({kind: row.kind, hit_id: row.hit_id, fact: f {.id, .scope, .partition, .text,
+      .index_text, .subject, .predicate, .object, .tags, .importance, .source, .metadata,
+      .session_id, .turn, .content_hash, .embedder, .status, .strength, .access_count,
+      valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
+      recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
+      expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),
+      last_accessed_at: toString(f.last_accessed_at)}}) AS rows
+}
+RETURN rows, cosines

@@ -431,7 +431,7 @@ def test_a_hit_purged_between_the_two_round_trips_is_left_out(
     assert found.facts == {} and garden["violin"] in found.briefs
     top = order("violin", found, options, now, get_reranker())[:2]
     assert memory.purge(scope, garden["violin"])
-    hits, related = finish(memory.db, scope, top, found, options, now)
+    hits, related, _ = finish(memory.db, scope, top, found, options, now)
     assert [h.fact.id for h in hits] == [s.id for s in top if s.id != garden["violin"]]
     assert hits and related == []
 

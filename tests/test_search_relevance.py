@@ -98,6 +98,39 @@ def test_relevance_is_the_same_with_the_passage_list_asked_apart(
         assert {s.list for h in apart.hits for s in h.sources} >= {"passage", "vector"}
 
 
+def test_a_hits_relevance_is_the_same_when_only_the_hits_vector_scores_are_read(
+    memory: Memory, scope: str
+) -> None:
+    """Without a threshold or MODEL fusion, a search reads the vector score of its returned
+    hits alone, after ordering; a threshold makes it read every candidate's first. Each hit
+    reports the same relevance either way, the hits the vector list did not find included."""
+    said = "2024-03-15T10:00:00Z"  # the day is embedded with the text: pinned, as are the ranks
+    cat = put(memory, scope, "Zorblat is what my neighbour calls her grey cat", valid_from=said)
+    revenue = put(
+        memory, scope, "The quarterly revenue figures rose by ten percent", valid_from=said
+    )
+    put(memory, scope, "We walked along the river after lunch", valid_from=said)
+    question = "zorblat revenue"
+    for overlap in (False, True):
+        hits_only, every = (
+            engine.search(
+                memory.db,
+                memory.embedder,
+                scope,
+                question,
+                SearchOptions.build(track_access=False, candidate_top_k=1, min_score=floor),
+                overlap=overlap,
+            ).hits
+            for floor in (0.0, 1e-12)
+        )
+        assert [h.fact.id for h in hits_only] == [h.fact.id for h in every]
+        sources = {h.fact.id: {s.list for s in h.sources} for h in hits_only}
+        assert sources == {revenue: {"fulltext"}, cat: {"vector"}}
+        assert [h.relevance for h in hits_only] == pytest.approx(
+            [h.relevance for h in every], abs=1e-9
+        )
+
+
 def cut_between(memory: Memory, scope: str, tennis: dict[str, str]) -> float:
     """A threshold between the relevance of the two facts holding "tennis" and of the others.
     The values themselves move with the index's statistics (how rare "tennis" is among all the

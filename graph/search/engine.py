@@ -11,6 +11,7 @@ returning so that the next call of the agent sees it.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import time
 from collections.abc import Callable
@@ -60,6 +61,7 @@ def search(
     lucene = to_lucene(query) if options.mode is not Mode.VECTOR else ""
     active = reranker or get_reranker()
     full = _reads_facts(active)
+    every = reads_every_relevance(options, active)
 
     embedded: list[list[float]] = []
 
@@ -75,10 +77,17 @@ def search(
             timings,
             "candidates",
             lambda: fetch_overlapped(
-                db, scope, options, lucene=lucene, embed=embed, now=now, full=full
+                db,
+                scope,
+                options,
+                lucene=lucene,
+                embed=embed,
+                now=now,
+                full=full,
+                every_cosine=every,
             ),
         )
-        if embedded:
+        if embedded and every:
             # The passage half was asked before the embedding: its own candidates' cosines,
             # which their relevance reads (graph/search/relevance.py).
             asked, query_vector = found, embedded[0]
@@ -94,10 +103,25 @@ def search(
         found = _timed(
             timings,
             "candidates",
-            lambda: fetch(db, scope, options, lucene=lucene, vector=vector, now=now, full=full),
+            lambda: fetch(
+                db,
+                scope,
+                options,
+                lucene=lucene,
+                vector=vector,
+                now=now,
+                full=full,
+                every_cosine=every,
+            ),
         )
     top = order(query, found, options, now, active, options.top_k)
-    hits, extra = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now))
+    # Without `every`, a hit that the vector list did not find has its vector score read here,
+    # and its relevance made again with it (order gave it NO_COSINE's).
+    unscored = None if every or not embedded else embedded[0]
+    done = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now, unscored))
+    hits, extra = done.hits, done.related
+    if done.cosines:
+        hits = rescored(query, found, hits, done.cosines)
     if options.newer_first:
         hits = newer.first(hits)
     ids = [h.fact.id for h in hits]
@@ -192,6 +216,33 @@ def order(
             sources=sources.get(fid, ()),
         )
         for negated, _, fid, fused_score, chance, rec, factor in chosen
+    ]
+
+
+def reads_every_relevance(options: SearchOptions, reranker: Reranker) -> bool:
+    """Whether a search reads the relevance of every candidate, not only of the hits it
+    returns: a threshold (`min_score`) drops candidates by it and MODEL fusion orders by it; a
+    reranker that reads the facts has them all at hand. Otherwise only the returned hits
+    report one, and the vector scores it needs are read for them alone (~5 ms p50 less at
+    100,000 facts, bench/README "Scores a caller can threshold")."""
+    return (
+        options.min_score > 0
+        or options.fusion.method is FusionMethod.MODEL
+        or _reads_facts(reranker)
+    )
+
+
+def rescored(
+    query: str, found: Candidates, hits: list[Hit], cosines: dict[str, float]
+) -> list[Hit]:
+    """The hits whose vector score came after ordering (`cosines`), with their relevance made
+    with it: what the relevance would have been had every candidate's score been read."""
+    relevance = relevances(query, dataclasses.replace(found, cosines={**found.cosines, **cosines}))
+    return [
+        dataclasses.replace(hit, relevance=relevance[hit.fact.id])
+        if hit.fact.id in cosines
+        else hit
+        for hit in hits
     ]
 
 

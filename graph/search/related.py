@@ -1,12 +1,14 @@
 """The second round trip of a search: the hits' whole facts, and what comes back beside them.
 
 The candidate query ships briefs (graph/search/candidates.py); the top-k hits' facts come
-here, with the turns around each hit and the facts that share the hits' tags.
+here, with the turns around each hit and the facts that share the hits' tags, and the vector
+scores of hits the candidate query did not score (`vector`).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 from graph.search.candidates import Candidates, filter_params
 from graph.search.options import SearchOptions
@@ -19,6 +21,15 @@ from graph.write.facts import Fact
 SHARED_TAG_SCAN = 50
 
 
+class Finished(NamedTuple):
+    """The hits with their facts, the facts beside them, and `cosines`: the vector scores
+    (index scale) of the hits that had none in `found`, when asked with the query's vector."""
+
+    hits: list[Hit]
+    related: list[RelatedFact]
+    cosines: dict[str, float]
+
+
 def finish(
     db: Database,
     scope: str,
@@ -26,14 +37,17 @@ def finish(
     found: Candidates,
     options: SearchOptions,
     now: datetime,
-) -> tuple[list[Hit], list[RelatedFact]]:
-    """The hits with their facts, and the related facts; one round trip at most."""
+    vector: list[float] | None = None,
+) -> Finished:
+    """The hits with their facts, and the related facts; one round trip at most. With
+    `vector`, also the vector scores of the hits that `found` has none for."""
     if not top:
-        return [], []
+        return Finished([], [], {})
     hydrate = [s.id for s in top if s.id not in found.facts]
+    unscored = [s.id for s in top if s.id not in found.cosines] if vector is not None else []
     window = bool(options.prev_turns or options.next_turns)
     tagged = options.related_limit > 0
-    if not hydrate:
+    if not hydrate and not unscored:
         # Every hit's fact is at hand (a reranker read them): without a turn or a tag on any
         # hit there is nothing beside them, and no round trip. Briefs carry neither, so with
         # briefs the query finds out.
@@ -41,7 +55,7 @@ def finish(
         window = window and any(f.session_id is not None and f.turn is not None for f in at_hand)
         tagged = tagged and any(f.tags for f in at_hand)
         if not window and not tagged:
-            return [s.hit(found.facts[s.id]) for s in top], []
+            return Finished([s.hit(found.facts[s.id]) for s in top], [], {})
     params = filter_params(scope, options, now)
     params.update(
         # In one map, not as list parameters: Neo4j keys its plan cache on each list's size (in
@@ -54,7 +68,10 @@ def finish(
             else [],
             "tagged": [s.id for s in top] if tagged else [],
             "hit_ids": [s.id for s in top],
+            "cosine": unscored,
         },
+        vector=vector if unscored else None,
+        chunk_discount=options.chunk_discount,
         prev=options.prev_turns,
         next=options.next_turns,
         tag_limit=options.related_limit if tagged else 0,
@@ -65,7 +82,8 @@ def finish(
     seen: set[str] = set()
     # Rows come as the hits' facts, then the turn window, then the shared tags (a fact in both
     # lists is shown once, for its turn).
-    for row in db.read_fast("search_related", params)[0]["rows"]:
+    record = db.read_fast("search_related", params)[0]
+    for row in record["rows"]:
         fact = Fact.from_node(row["fact"])
         if row["kind"] == "hit":
             facts[fact.id] = fact
@@ -74,4 +92,4 @@ def finish(
             out.append(RelatedFact(fact, row["kind"], str(row["hit_id"])))
     # A hit purged between the two round trips has no fact left to show: it is dropped.
     hits = [s.hit(facts[s.id]) for s in top if s.id in facts]
-    return hits, out
+    return Finished(hits, out, {str(x["id"]): float(x["score"]) for x in record["cosines"]})
