@@ -223,8 +223,8 @@ def reads_every_relevance(options: SearchOptions, reranker: Reranker) -> bool:
     """Whether a search reads the relevance of every candidate, not only of the hits it
     returns: a threshold (`min_score`) drops candidates by it and MODEL fusion orders by it; a
     reranker that reads the facts has them all at hand. Otherwise only the returned hits
-    report one, and the vector scores it needs are read for them alone (~5 ms p50 less at
-    100,000 facts, bench/README "Scores a caller can threshold")."""
+    report one, and the vector scores it needs are read for them alone (~8 ms p50 less at
+    100,000 facts, bench/README "Recall on both development sets")."""
     return (
         options.min_score > 0
         or options.fusion.method is FusionMethod.MODEL

@@ -9,7 +9,8 @@ fusion gave the last candidate of every list 0.0, however good a match.
 It is what every hit reports as `relevance`, whatever the fusion; the default fusion (COMBSUM)
 still orders the hits, since each list's min-max standing says how clear a winner is within one
 query, which no score of one candidate can: ordered by this model alone, BEAM dev lost two
-points of hit@10 (bench/README.md "Scores a caller can threshold"). MODEL fusion orders by it.
+points of hit@10 (bench/README.md "Recall on both development sets"). MODEL fusion orders by
+it.
 """
 
 from __future__ import annotations
