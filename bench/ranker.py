@@ -3,6 +3,7 @@
     .venv/bin/python bench/recall.py --dump bench/results/candidates.jsonl --no-record
     .venv/bin/python bench/ranker.py bench/results/candidates.jsonl --newer 0.7 0.85 0.9
     .venv/bin/python bench/ranker.py DUMP --write graph/search/relevance.json   # ship it
+    .venv/bin/python bench/ranker.py DUMP --ceiling    # what more signals could reach
 
 A hit's relevance is a logistic model of what Neo4j's indexes say of that one fact alone (the
 vector score of its best window, its full-text and passage BM25 scores, how many content words
@@ -19,6 +20,11 @@ the same pools:
 - the newer-first rule (graph/search/newer.py) over the default order, by the relevance floor.
 
 It then fits the model on both sets together and writes the coefficients the service loads.
+
+`--ceiling` asks how far the AUC could go with what the engine knows: the model fit and scored
+on the same set (five folds of its questions, so the best case), with the shipped features, with
+the text's length, with each list's rank of the candidate (which depends on the pool, so a
+threshold could not use it), and with both.
 """
 
 from __future__ import annotations
@@ -139,6 +145,58 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1.0, balance: bool = True) -> 
         if np.abs(step).max() < 1e-8:
             break
     return w
+
+
+EXTRAS = {
+    "shipped features": (),
+    "+ length": ("length",),
+    "+ list ranks (pool)": ("ranks",),
+    "+ length + list ranks": ("length", "ranks"),
+}
+
+
+def extra_features(cand: dict[str, Any], extras: Sequence[str]) -> list[float]:
+    """Signals the shipped model leaves out: the text's length (log characters) and the
+    candidate's rank in each list (log; 6 where the list did not find it, past its 100th)."""
+    out: list[float] = []
+    if "length" in extras:
+        out.append(math.log1p(cand.get("chars") or 0))
+    if "ranks" in extras:
+        lists = cand["lists"]
+        out += [math.log(lists[n][0]) if n in lists else 6.0 for n in LISTS]
+    return out
+
+
+def ceiling(rows: Sequence[Row], folds: int = 5) -> dict[str, float]:
+    """The top-10 hits' AUC of a model fit on the other folds of the same set's questions,
+    for each set of features in EXTRAS."""
+    out: dict[str, float] = {}
+    tops = []
+    for row in rows:
+        scores = combsum(row)
+        tops.append(set(sorted(scores, key=lambda f: -scores[f])[:10]))
+    for label, extras in EXTRAS.items():
+        xs: list[list[float]] = []
+        ys: list[float] = []
+        fold: list[int] = []
+        top: list[bool] = []
+        for number, (row, best) in enumerate(zip(rows, tops, strict=True)):
+            gold = set(row["gold"])
+            for fid, x in row_features(row).items():
+                cand = row["candidates"][fid]
+                xs.append([*x, *extra_features(cand, extras)])
+                ys.append(1.0 if cand["key"] in gold else 0.0)
+                fold.append(number % folds)
+                top.append(fid in best)
+        x_, y_, f_, t_ = np.array(xs), np.array(ys), np.array(fold), np.array(top)
+        # Features on one scale, so that the L2 penalty weighs them alike.
+        x_ = (x_ - x_.mean(axis=0)) / np.where(x_.std(axis=0) > 0, x_.std(axis=0), 1.0)
+        chance = np.zeros(len(y_))
+        for held in range(folds):
+            w = fit(x_[f_ != held], y_[f_ != held])
+            chance[f_ == held] = x_[f_ == held] @ w[1:] + w[0]
+        out[label] = auc(chance[t_ & (y_ > 0)].tolist(), chance[t_ & (y_ == 0)].tolist()) or 0.0
+    return out
 
 
 def model_scorer(model: Relevance) -> Scorer:
@@ -264,8 +322,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--newer", type=float, nargs="*", default=None, help="relevance floors to try (newer first)"
     )
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="only the AUC of models fit and scored on the same set, with more signals",
+    )
     args = parser.parse_args(argv)
     dumps = {path.name: read(path, args.discount) for path in args.dump}
+    if args.ceiling:
+        for dump_name, dumped in dumps.items():
+            per_set: dict[str, list[Row]] = defaultdict(list)
+            for row in dumped:
+                per_set[row["set"]].append(row)
+            found = {name: ceiling(rows_) for name, rows_ in sorted(per_set.items())}
+            table(
+                f"=== {dump_name}: AUC of the top-10 hits, fit on the same set (5 folds)",
+                [(label, {name: found[name][label] for name in found}) for label in EXTRAS],
+                list(found),
+            )
+        return 0
     rows = [row for dumped in dumps.values() for row in dumped]
     every_set: dict[str, list[Row]] = defaultdict(list)
     for row in rows:
