@@ -157,9 +157,13 @@ def order(
     only the best `limit` (all, without one) are built into `Scored`, with the lists that found
     them: for a search's ~100 candidates and 10 hits that halves the ranking's time.
     """
-    relevance = relevances(query, found)
-    fused = fuse(query, found, options, relevance)
     calibrated = options.fusion.method is FusionMethod.MODEL
+    thresholded = options.min_score > 0
+    # A threshold or MODEL fusion reads every candidate's relevance; otherwise only the hits
+    # returned report one, made below for them alone (the same value: it depends on nothing
+    # else in the pool).
+    relevance = relevances(query, found) if thresholded or calibrated else {}
+    fused = fuse(query, found, options, relevance)
     if not _reads_facts(reranker):
         reranked = fused
     elif not fused:
@@ -191,31 +195,33 @@ def order(
     weights = options.weights
     # (-score, place in the reranked order, ...): sorting these tuples is best first, ties kept
     # in reranked order; `place` is unique, so the comparison never reaches the id.
-    rows: list[tuple[float, int, str, float, float, float, float]] = []
+    rows: list[tuple[float, int, str, float, float, float]] = []
     for place, ((fid, fused_score), standing) in enumerate(zip(reranked, standings, strict=True)):
-        chance = relevance[fid]
-        if chance < options.min_score:
+        if thresholded and relevance[fid] < options.min_score:
             continue
         brief = briefs[fid]
         rec = recency(brief, now, tau)
         factor = decay_factor(brief, now, decay.tau_days) if decay is not None else 1.0
         score = composite(standing, brief.importance, rec, weights) * factor
-        rows.append((-score, place, fid, fused_score, chance, rec, factor))
+        rows.append((-score, place, fid, fused_score, rec, factor))
     rows.sort()
     chosen = rows if limit is None else rows[:limit]
-    sources = _sources(found, {row[2] for row in chosen})
+    wanted = {row[2] for row in chosen}
+    if not relevance:
+        relevance = relevances(query, found, only=wanted)
+    sources = _sources(found, wanted)
     return [
         Scored(
             id=fid,
             score=-negated,
-            relevance=chance,
+            relevance=relevance[fid],
             fused=fused_score,
             importance=briefs[fid].importance / 10.0,
             recency=rec,
             decay=factor,
             sources=sources.get(fid, ()),
         )
-        for negated, _, fid, fused_score, chance, rec, factor in chosen
+        for negated, _, fid, fused_score, rec, factor in chosen
     ]
 
 
@@ -237,7 +243,9 @@ def rescored(
 ) -> list[Hit]:
     """The hits whose vector score came after ordering (`cosines`), with their relevance made
     with it: what the relevance would have been had every candidate's score been read."""
-    relevance = relevances(query, dataclasses.replace(found, cosines={**found.cosines, **cosines}))
+    relevance = relevances(
+        query, dataclasses.replace(found, cosines={**found.cosines, **cosines}), only=cosines
+    )
     return [
         dataclasses.replace(hit, relevance=relevance[hit.fact.id])
         if hit.fact.id in cosines
