@@ -25,21 +25,15 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
 import random
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from bench.latency import SEARCH_GQL, percentile, scope_name
+from bench.latency import SEARCH_GQL, percentile, scope_name, service
 from bench.latency_corpus import Queries
 
 
@@ -58,41 +52,6 @@ class Arm:
         if not name or not tree:
             raise argparse.ArgumentTypeError(f"--arm NAME=TREE[:JSON], got {text!r}")
         return cls(name, Path(tree).resolve(), json.loads(options) if options else {})
-
-
-@contextmanager
-def service(tree: Path, port: int, log: Path) -> Iterator[str]:
-    """`bench/latency.py --serve` of `tree`, its own code first on the path."""
-    env = {**os.environ, "FACTGRAPH_AUTH": "auto", "PYTHONPATH": str(tree)}
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, str(tree / "bench" / "latency.py"), "--serve", str(port)],
-            cwd=tree,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"{tree}: service exited ({proc.returncode}); see {log}")
-            try:
-                if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"{tree}: service did not start; see {log}")
-            time.sleep(0.3)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
 
 
 def search(conn: http.client.HTTPConnection, scope: str, arm: Arm, question: str) -> float:
@@ -117,7 +76,6 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=42, help="the kept scope's seed")
     parser.add_argument("--warmup", type=int, default=600, help="rounds not measured")
     parser.add_argument("--rounds", type=int, default=1500, help="measured rounds")
-    parser.add_argument("--port", type=int, default=18200, help="the first arm's port")
     args = parser.parse_args()
     arms: list[Arm] = args.arm
     if len(arms) < 2:
@@ -126,9 +84,7 @@ def main() -> int:
     trees = sorted({arm.tree for arm in arms})
     with ExitStack() as stack:
         bases = {
-            tree: stack.enter_context(
-                service(tree, args.port + i, Path(f"/tmp/ab_latency_{i}.log"))
-            )
+            tree: stack.enter_context(service(Path(f"/tmp/ab_latency_{i}.log"), tree))[0]
             for i, tree in enumerate(trees)
         }
         conns = {}

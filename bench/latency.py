@@ -346,22 +346,30 @@ def serve(port: int) -> None:
 
 
 @contextmanager
-def service(log_path: Path) -> Iterator[tuple[str, int]]:
+def service(log_path: Path, tree: Path | None = None) -> Iterator[tuple[str, int]]:
+    """The service in a subprocess (`--serve`) on a free port: its base URL and pid. `tree`:
+    another checkout whose code it runs instead of this one's (bench/ab_latency.py)."""
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = int(sock.getsockname()[1])
+    env = {**os.environ, "FACTGRAPH_AUTH": "auto"}
+    script = Path(__file__).resolve()
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+        script = tree / "bench" / "latency.py"
     with log_path.open("w") as log:
         proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--serve", str(port)],
+            [sys.executable, str(script), "--serve", str(port)],
+            cwd=tree,
             stdout=log,
             stderr=log,
-            env={**os.environ, "FACTGRAPH_AUTH": "auto"},
+            env=env,
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 180
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"service exited ({proc.returncode}); see {log_path}")
