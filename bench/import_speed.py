@@ -46,12 +46,12 @@ from graph.bulk.importer import Importer, ImportOptions, ImportSummary, settle
 from graph.bulk.initial import run_initial_import
 from graph.bulk.rows import read_records
 from graph.bulk.spec import FactRow
-from graph.bulk.wire import Rows
 from graph.config import Settings
 from graph.memory import Memory
 from graph.platform.neo4j_local import LocalNeo4j
 from graph.storage import cypher, vector_shards
 from graph.storage.db import run
+from graph.storage.wire import Rows
 
 LADDER: list[tuple[str, tuple[str, ...]]] = [
     ("facts only", ()),

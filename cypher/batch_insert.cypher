@@ -2,7 +2,7 @@
 // cypher/fact_insert.cypher). The pipeline already decided each row is new: a row whose
 // content a concurrent writer committed meanwhile comes back with created = false, and the
 // caller decides the whole batch again. Datetimes travel as ISO 8601 text in row.times and
-// the vector as a `Vector` (graph/bulk/wire.py: the driver is slow with either as is). Only
+// the vector as a `Vector` (graph/storage/wire.py: the driver is slow with either as is). Only
 // `created` comes back: the caller already holds every property it sent, and the driver's
 // hydration of the returned datetimes cost more than the statement (graph/write/batch.py).
 UNWIND $rows AS row

@@ -1,7 +1,7 @@
 // Fast-path import of one batch of facts, the first statement of one managed write transaction
 // (graph/bulk/importer.py). Each row is {line, props, times}: `props` and `times` together are
 // exactly graph.storage.store.fact_properties' map, the datetimes travelling as ISO 8601 text in `times`
-// because the driver is slow to convert them (see graph/bulk/wire.py); `datetime()` restores
+// because the driver is slow to convert them (see graph/storage/wire.py); `datetime()` restores
 // each one. The facts created here get their entities, tags and audit events from the next
 // statements of the same transaction, once per batch (cypher/import_fact_entities.cypher,
 // import_fact_tags.cypher, import_fact_audit.cypher): merging an entity or a tag once per row

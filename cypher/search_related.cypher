@@ -41,15 +41,20 @@ CALL () {
     WITH f LIMIT $per_tag
     RETURN f
   }
-  WITH f, t, rank
+  // Ordered first, filtered after: the filters read only a fact's own properties, so they
+  // keep the same facts either way, but read them of the first few in order (until $tag_limit
+  // pass) instead of each of the ~150 tagged facts: 0.8 ms less per search at 100,000 facts
+  // (bench/README "The shared-tag list filters last").
+  WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
+  ORDER BY shared DESC, f.importance DESC, f.id
+  WITH f, rank
   WHERE f.scope = $filter.scope
     AND f.status IN $filter.statuses
     AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
     AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
     AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
     AND NOT f.id IN $hits.hit_ids AND NOT f.id IN $filter.exclude
-  WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
-  ORDER BY shared DESC, f.importance DESC, f.id
+  WITH f, rank
   LIMIT $tag_limit
   RETURN collect({f: f, hit_id: $hits.tagged[rank]}) AS tagged
 }

@@ -257,6 +257,33 @@ def test_related_carries_facts_sharing_tags(memory: Memory, scope: str) -> None:
     assert memory.search(scope, "flight departs", top_k=1, related_limit=0).related == []
 
 
+def test_shared_tag_facts_the_filters_exclude_leave_room_for_the_next_ones(
+    memory: Memory, scope: str
+) -> None:
+    """The shared-tag list is ordered before it is filtered (cypher/search_related.cypher):
+    facts it may not show, however high they would stand, are skipped and the next ones fill
+    the list up to its limit, in order."""
+    hit = put(memory, scope, "Flight to Tokyo departs at 07:40", tags=["trip"], partition="p")
+    gone = put(memory, scope, "Visa for Japan approved", tags=["trip"], importance=10, partition="p")
+    elsewhere = put(memory, scope, "Packing list for Tokyo", tags=["trip"], importance=9)
+    kept = [
+        put(memory, scope, text, tags=["trip"], importance=importance, partition="p")
+        for text, importance in [
+            ("Hotel booked near Shinjuku station", 7),
+            ("Rail pass bought for two weeks", 6),
+            ("Sushi class on the third evening", 5),
+        ]
+    ]
+    memory.forget(scope, gone)
+    result = memory.search(
+        scope, "flight departs", top_k=1, mode="fulltext", partitions=["p"], related_limit=2
+    )
+    assert [h.fact.id for h in result.hits] == [hit]
+    related = [r.fact.id for r in result.related]
+    assert gone not in related and elsewhere not in related
+    assert related == kept[:2]
+
+
 def test_returned_facts_get_their_access_recorded(
     db: Database, embedder: Embedder, scope: str
 ) -> None:

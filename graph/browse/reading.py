@@ -12,6 +12,7 @@ from graph.state import MemoryState
 from graph.storage import store
 from graph.storage.cursors import Page, decode_cursor, encode_cursor
 from graph.storage.store import get_fact
+from graph.storage.wire import Vector
 from graph.write import validation
 from graph.write.facts import Fact, FactStatus
 from graph.write.validation import check_scope
@@ -101,7 +102,7 @@ class Reading(MemoryState):
         if text is not None:
             if not text.strip():
                 raise ValidationError("text", "must not be empty")
-            vector = list(self.embedder.embed_query(text[: validation.MAX_TEXT_CHARS]))
+            vector = Vector(self.embedder.embed_query(text[: validation.MAX_TEXT_CHARS]))
             exclude: tuple[str, ...] = ()
         else:
             assert fact_id is not None

@@ -27,7 +27,6 @@ from tqdm import tqdm
 from graph.bulk.checkpoint import Checkpoint
 from graph.bulk.codec import native
 from graph.bulk.spec import ID_NAMESPACE
-from graph.bulk.wire import Vector
 from graph.config import Settings
 from graph.errors import ValidationError
 from graph.memory import Memory
@@ -36,6 +35,7 @@ from graph.storage import vector_shards
 from graph.storage.db import Database, run
 from graph.storage.schema import apply_schema, vector_dimensions
 from graph.storage.store import fact_properties
+from graph.storage.wire import Vector
 from graph.write import chunks, passages
 from graph.write.facts import FactInput, FactStatus
 from graph.write.indexing import content_hash, index_text, lexical_text

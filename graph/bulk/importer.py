@@ -44,13 +44,13 @@ from graph.bulk.spec import (
     known_fact_properties,
     parse_record,
 )
-from graph.bulk.wire import Rows, Vector, split_times
 from graph.errors import DatabaseUnavailable, FactgraphError, ValidationError
 from graph.memory import Memory
 from graph.storage import vector_shards
 from graph.storage.db import run
 from graph.storage.schema import check_vector_dimensions, vector_dimensions
 from graph.storage.store import fact_properties
+from graph.storage.wire import Rows, Vector, split_times
 from graph.write import chunks, passages
 from graph.write.facts import DecisionKind, FactInput
 from graph.write.indexing import capped, content_hash, index_text, lexical_text

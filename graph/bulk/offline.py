@@ -16,7 +16,7 @@ import math
 from pathlib import Path
 from typing import IO, Any
 
-from graph.bulk.wire import Vector
+from graph.storage.wire import Vector
 
 Signature = tuple[tuple[str, str], ...]
 

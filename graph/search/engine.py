@@ -33,6 +33,7 @@ from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.subjects import boosted
 from graph.search.types import Hit, ListRank, Scored, SearchResult
 from graph.storage.db import Database
+from graph.storage.wire import Vector
 from graph.write.validation import check_scope
 
 T = TypeVar("T")
@@ -68,7 +69,7 @@ def search(
     def embed() -> list[float] | None:
         if options.mode is Mode.FULLTEXT:
             return None
-        vector = _timed(timings, "embed", lambda: list(embedder.embed_query(query.strip())))
+        vector = _timed(timings, "embed", lambda: Vector(embedder.embed_query(query.strip())))
         embedded.append(vector)
         return vector
 

@@ -19,6 +19,7 @@ from neo4j import ManagedTransaction
 from graph.errors import NotFound
 from graph.storage import vector_shards
 from graph.storage.db import Database, run
+from graph.storage.wire import Vector
 from graph.write import chunks as chunk_nodes
 from graph.write import passages
 from graph.write.entities import ResolvedEntity
@@ -459,8 +460,8 @@ def lock_slot(tx: ManagedTransaction, scope: str, subject_key: str, slot_predica
     run(tx, "write_lock", scope=scope, key=slot_lock_key(subject_key, slot_predicate))
 
 
-def fact_vector(db: Database, scope: str, fact_id: str) -> list[float] | None:
+def fact_vector(db: Database, scope: str, fact_id: str) -> Vector | None:
     records = db.read("fact_vector", {"scope": scope, "id": fact_id})
     if not records or records[0]["embedding"] is None:
         return None
-    return [float(x) for x in records[0]["embedding"]]
+    return Vector(float(x) for x in records[0]["embedding"])

@@ -39,13 +39,13 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.bulk.wire import Rows, Vector, split_times
 from graph.clock import Clock
 from graph.config import PipelineSettings
 from graph.errors import ValidationError
 from graph.storage import store, vector_shards
 from graph.storage.db import run
 from graph.storage.store import EntityRef, new_id
+from graph.storage.wire import Rows, Vector, split_times
 from graph.write import chunks, passages
 from graph.write.chunks import Chunk
 from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatus

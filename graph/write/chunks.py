@@ -28,10 +28,10 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.bulk.wire import Rows, Vector
 from graph.platform.embedding import Embedder
 from graph.storage import vector_shards
 from graph.storage.db import run
+from graph.storage.wire import Rows, Vector
 
 
 @dataclass(frozen=True)
