@@ -44,15 +44,23 @@ CALL () {
     WHERE spec.query <> ''] AS spec
   CALL (spec) {
     CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score
-    WITH node AS f, score
-    WITH count(*) AS raw, collect(CASE WHEN f.scope = $filter.scope AND f.status IN $filter.statuses
-      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
-      AND all(t IN $filter.tags WHERE t IN f.tags)
-      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
-      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
-      AND NOT f.id IN $filter.exclude
-      THEN {f: f, score: score} END) AS kept
-    RETURN raw, kept[..$k] AS fast
+    WITH collect({f: node, score: score}) AS found
+    // The filters are read of the matches in rank order until $k pass, not of all $fetch: the
+    // same first $k, ~0.8 ms less per search at 100,000 facts (bench/README "Filters read
+    // lazily"). The vector list below does the same.
+    CALL (found) {
+      UNWIND found AS x
+      WITH x.f AS f, x
+      WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+        AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+        AND all(t IN $filter.tags WHERE t IN f.tags)
+        AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+        AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+        AND NOT f.id IN $filter.exclude
+      WITH x LIMIT $k
+      RETURN collect(x) AS fast
+    }
+    RETURN size(found) AS raw, fast
   }
   // A short first call is asked again as deep as the share it kept says is needed (twice that,
   // for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
@@ -101,15 +109,20 @@ CALL (tag_exact) {
   WITH $vector AS vector
   WHERE vector IS NOT NULL AND NOT tag_exact AND NOT $scope_exact
   CALL db.index.vector.queryNodes($vector_index, $vec_fetch, vector) YIELD node, score
-  WITH node AS f, score
-  WITH count(*) AS raw, collect(CASE WHEN f.scope = $filter.scope AND f.status IN $filter.statuses
-    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
-    AND all(t IN $filter.tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
-    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
-    AND NOT f.id IN $filter.exclude
-    THEN {f: f, score: score} END) AS kept
-  RETURN raw AS vec_raw, kept[..$k] AS vec_first
+  WITH collect({f: node, score: score}) AS found
+  CALL (found) {
+    UNWIND found AS x
+    WITH x.f AS f, x
+    WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+      AND all(t IN $filter.tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+      AND NOT f.id IN $filter.exclude
+    WITH x LIMIT $k
+    RETURN collect(x) AS vec_first
+  }
+  RETURN size(found) AS vec_raw, vec_first
 }
 // A scope that shares its vector shard (graph/storage/vector_shards.py) can find fewer than $k of its
 // facts among the first $vec_fetch neighbours: the index is asked once more, $vec_retry wide

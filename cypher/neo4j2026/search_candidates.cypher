@@ -32,15 +32,20 @@ CALL () {
     WHERE spec.query <> ''] AS spec
   CALL (spec) {
     CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score
-    WITH node AS f, score
-    WITH count(*) AS raw, collect(CASE WHEN f.scope = $filter.scope AND f.status IN $filter.statuses
-      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
-      AND all(t IN $filter.tags WHERE t IN f.tags)
-      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
-      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
-      AND NOT f.id IN $filter.exclude
-      THEN {f: f, score: score} END) AS kept
-    RETURN raw, kept[..$k] AS fast
+    WITH collect({f: node, score: score}) AS found
+    CALL (found) {
+      UNWIND found AS x
+      WITH x.f AS f, x
+      WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+        AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+        AND all(t IN $filter.tags WHERE t IN f.tags)
+        AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+        AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+        AND NOT f.id IN $filter.exclude
+      WITH x LIMIT $k
+      RETURN collect(x) AS fast
+    }
+    RETURN size(found) AS raw, fast
   }
   // A short first call is asked again as deep as the share it kept says is needed (twice that,
   // for margin: 45 kept of 180 asks for 480), with the first call's query; only when that
@@ -96,14 +101,20 @@ CALL (tag_exact) {
     RETURN f, score
   }
   WITH f, score ORDER BY score DESC
-  WITH count(*) AS raw, collect(CASE WHEN f.scope = $filter.scope AND f.status IN $filter.statuses
-    AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
-    AND all(t IN $filter.tags WHERE t IN f.tags)
-    AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
-    AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
-    AND NOT f.id IN $filter.exclude
-    THEN {f: f, score: score} END) AS kept
-  RETURN raw AS vec_raw, kept[..$k] AS vec_first
+  WITH collect({f: f, score: score}) AS found
+  CALL (found) {
+    UNWIND found AS x
+    WITH x.f AS f, x
+    WHERE f.scope = $filter.scope AND f.status IN $filter.statuses
+      AND ($filter.partitions IS NULL OR f.partition IN $filter.partitions)
+      AND all(t IN $filter.tags WHERE t IN f.tags)
+      AND (f.expires_at IS NULL OR f.expires_at > $filter.now)
+      AND ($filter.as_of IS NULL OR (f.valid_from <= $filter.as_of AND (f.valid_to IS NULL OR $filter.as_of < f.valid_to)))
+      AND NOT f.id IN $filter.exclude
+    WITH x LIMIT $k
+    RETURN collect(x) AS vec_first
+  }
+  RETURN size(found) AS vec_raw, vec_first
 }
 // Filters the index does not hold left fewer than $k of the first $vec_fetch: the index is
 // asked once more, $vec_retry wide, before the exact scan below. Only when the first call came

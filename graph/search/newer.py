@@ -91,7 +91,11 @@ def reorder(items: Sequence[Timed], updates_: Callable[[str, str], bool]) -> lis
 
 
 def first(hits: Sequence[Hit], floor: float = FLOOR) -> list[Hit]:
-    """The hits with the rule applied."""
+    """The hits with the rule applied. Most searches have no pair it could move (two hits at
+    the floor, a later one saying what changed): those return at once."""
+    likely = [h for h in hits if h.relevance >= floor]
+    if len(likely) < 2 or not any(says_changed(h.fact.text) for h in likely[1:]):
+        return list(hits)
     by_id = {h.fact.id: h for h in hits}
     items = [
         Timed(h.fact.id, h.score, when(h.fact.valid_from, h.fact.recorded_at, h.fact.turn))
@@ -103,4 +107,9 @@ def first(hits: Sequence[Hit], floor: float = FLOOR) -> list[Hit]:
         return updates(b.relevance, a.relevance, b.fact.subject, a.fact.subject, b.fact.text, floor)
 
     moved = reorder(items, updated)
-    return [dataclasses.replace(by_id[t.id], score=t.score) for t in moved]
+    return [
+        by_id[t.id]
+        if by_id[t.id].score == t.score
+        else dataclasses.replace(by_id[t.id], score=t.score)
+        for t in moved
+    ]

@@ -28,14 +28,21 @@ def subject_key(subject: str) -> str:
     return " ".join(_words(subject))
 
 
-def named(query: str, subjects: Iterable[str | None]) -> set[str]:
-    """The subjects (as folded word sequences) that the query names as whole words."""
+@lru_cache(maxsize=256)
+def _grams(query: str) -> frozenset[str]:
+    """The query's runs of up to MAX_NAME_WORDS folded words. Cached: a search asks twice (the
+    boost, and each hit's relevance)."""
     words = _words(query)
-    grams = {
+    return frozenset(
         " ".join(words[i : i + n])
         for n in range(1, MAX_NAME_WORDS + 1)
         for i in range(len(words) - n + 1)
-    }
+    )
+
+
+def named(query: str, subjects: Iterable[str | None]) -> set[str]:
+    """The subjects (as folded word sequences) that the query names as whole words."""
+    grams = _grams(query)
     out: set[str] = set()
     for subject in subjects:
         if subject:
