@@ -44,7 +44,7 @@ CALL () {
   // Ordered first, filtered after: the filters read only a fact's own properties, so they
   // keep the same facts either way, but read them of the first few in order (until $tag_limit
   // pass) instead of each of the ~150 tagged facts: 0.8 ms less per search at 100,000 facts
-  // (bench/README "The shared-tag list filters last").
+  // (bench/README "Filters read lazily").
   WITH f, min(rank) AS rank, count(DISTINCT t) AS shared
   ORDER BY shared DESC, f.importance DESC, f.id
   WITH f, rank
