@@ -34,7 +34,7 @@ def left_running(folder: Path) -> int:
     return sum(1 for line in out.stdout.splitlines() if "java" in line and str(folder) in line)
 
 
-def one_run(n: int, keep: bool) -> dict[str, Any]:
+def one_run(n: int, keep: bool, slowest_n: int = SLOWEST) -> dict[str, Any]:
     base = Path(tempfile.mkdtemp(prefix=f"factgraph-fresh-{n}-"))
     clone, home = base / "clone", base / "home"
     home.mkdir()
@@ -43,7 +43,7 @@ def one_run(n: int, keep: bool) -> dict[str, Any]:
         ["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True
     ).stdout.strip()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FACTGRAPH_", "NEO4J_"))}
-    env.update(HOME=str(home), CI="true", PYTEST_ADDOPTS=f"--durations={SLOWEST}")
+    env.update(HOME=str(home), CI="true", PYTEST_ADDOPTS=f"--durations={slowest_n}")
     env.pop("VIRTUAL_ENV", None)
     started = time.monotonic()
     done = subprocess.run(
@@ -63,7 +63,7 @@ def one_run(n: int, keep: bool) -> dict[str, Any]:
         "summary": summary[-1][0] if summary else None,
         "slowest": [
             {"seconds": float(s), "phase": phase, "test": re.sub(r"@.*", "", test)}
-            for s, phase, test in slowest[:SLOWEST]
+            for s, phase, test in slowest[:slowest_n]
         ],
         "java_left_running": left_running(clone),
         "log": str(base / "run.log"),
@@ -79,10 +79,11 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1, help="fresh clones, one after another")
     parser.add_argument("--out", type=Path, help="write the results here as JSON")
     parser.add_argument("--keep", action="store_true", help="keep each clone and its HOME")
+    parser.add_argument("--slowest", type=int, default=SLOWEST, help="slowest tests reported")
     args = parser.parse_args()
     results = []
     for n in range(1, args.runs + 1):
-        result = one_run(n, args.keep)
+        result = one_run(n, args.keep, args.slowest)
         results.append(result)
         print(json.dumps(result), flush=True)
     if args.out:
