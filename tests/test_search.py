@@ -264,7 +264,9 @@ def test_shared_tag_facts_the_filters_exclude_leave_room_for_the_next_ones(
     facts it may not show, however high they would stand, are skipped and the next ones fill
     the list up to its limit, in order."""
     hit = put(memory, scope, "Flight to Tokyo departs at 07:40", tags=["trip"], partition="p")
-    gone = put(memory, scope, "Visa for Japan approved", tags=["trip"], importance=10, partition="p")
+    gone = put(
+        memory, scope, "Visa for Japan approved", tags=["trip"], importance=10, partition="p"
+    )
     elsewhere = put(memory, scope, "Packing list for Tokyo", tags=["trip"], importance=9)
     kept = [
         put(memory, scope, text, tags=["trip"], importance=importance, partition="p")
