@@ -46,7 +46,7 @@ CALL () {
     CALL db.index.fulltext.queryNodes(spec.index, spec.query, {limit: $fetch}) YIELD node, score
     WITH collect({f: node, score: score}) AS found
     // The filters are read of the matches in rank order until $k pass, not of all $fetch: the
-    // same first $k, ~0.8 ms less per search at 100,000 facts (bench/README "Filters read
+    // same first $k, ~0.8 ms less per candidate query at 100,000 facts (bench/README "Filters read
     // lazily"). The vector list below does the same.
     CALL (found) {
       UNWIND found AS x

@@ -8,7 +8,7 @@ client, before Neo4j sees a byte:
   by calling repr() on the parameters. For a batch of 1,000 facts with 384-dimension vectors that
   repr costs about a second, more than writing the batch. A list subclass is packed exactly like
   a list (it is one), but its repr is a few characters: `Rows` and `Vector`. A search pays it
-  too: the query vector's repr took ~0.2 ms of every query that carries it (two per search).
+  too: the query vector's repr took ~0.2 ms of every query that carries it (up to two a search).
 - It converts each Python datetime through its own time classes, about 150 microseconds apiece:
   a batch of 1,000 facts with five times each spends most of its client time there. Sending the
   time as ISO 8601 text and letting Cypher's `datetime()` parse it keeps every digit and the
