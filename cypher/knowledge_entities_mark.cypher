@@ -1,4 +1,4 @@
-// create_entities (graph/knowledge/): make each entity of $entities ({canonical, name, type, at})
+// create_entities (graph/adapters/knowledge_graph/): make each entity of $entities ({canonical, name, type, at})
 // a member of the scope's knowledge graph. The Entity node is the one facts link to (made
 // here if no fact named it yet); a node that was not a member takes the graph's name (a name
 // it was known by before stays an alias) and type, and kg_created_at = `at` (its place in the

@@ -1,4 +1,4 @@
-// delete_entities (graph/knowledge/): take the entities of $canonicals out of the knowledge
+// delete_entities (graph/adapters/knowledge_graph/): take the entities of $canonicals out of the knowledge
 // graph, under their write locks (see knowledge_members_locked.cypher). The Entity node stays
 // (forgotten facts still link to it, and other facts may); kg_deleted_at says when it left.
 UNWIND $canonicals AS canonical

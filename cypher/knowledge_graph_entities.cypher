@@ -1,5 +1,5 @@
 // The knowledge graph's entities (all of the scope's, or those of $canonicals when it is not
-// null) with their live observations, in the order each was given (graph/knowledge/).
+// null) with their live observations, in the order each was given (graph/adapters/knowledge_graph/).
 CALL () {
   WITH $canonicals AS named
   WHERE named IS NULL

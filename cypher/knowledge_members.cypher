@@ -1,4 +1,4 @@
-// Which of $canonicals are entities of the scope's knowledge graph (graph/knowledge/): created
+// Which of $canonicals are entities of the scope's knowledge graph (graph/adapters/knowledge_graph/): created
 // by create_entities and not deleted since (kg_created_at set).
 UNWIND $canonicals AS canonical
 MATCH (e:Entity {scope: $scope, canonical: canonical})

@@ -1,4 +1,4 @@
-// search_nodes (graph/knowledge/): the knowledge graph's entities whose name, type or a live
+// search_nodes (graph/adapters/knowledge_graph/): the knowledge graph's entities whose name, type or a live
 // observation contains one of $needles (lowercased by the caller; case-insensitive here).
 MATCH (e:Entity)
 WHERE e.scope = $scope AND e.kg_created_at IS NOT NULL

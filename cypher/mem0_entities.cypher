@@ -1,6 +1,6 @@
 // The users, agents, apps and runs of a mem0 project ($prefix: `<project>/`) that hold live
 // memories: one row per scope and id tag, with how many memories and their first and last
-// times (graph/mem0/ sums a tag over the scopes the caller may read).
+// times (graph/adapters/mem0/ sums a tag over the scopes the caller may read).
 MATCH (t:Tag)
 WHERE t.scope STARTS WITH $prefix
   AND any(kind IN ['user:', 'agent:', 'app:', 'run:'] WHERE t.name STARTS WITH kind)

@@ -54,8 +54,8 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     from graph.auth.roles import Role
     from graph.observability import otel
     from graph.observability.logs import setup_logging
-    from resolvers.mcp_server.stdio import run_stdio
-    from resolvers.mcp_server.toolsets import tool_set
+    from resolvers.mcp.stdio import run_stdio
+    from resolvers.mcp.toolsets import tool_set
 
     scope = args.scope or os.environ.get("FACTGRAPH_MCP_SCOPE", "")
     if not scope.strip():
@@ -88,7 +88,7 @@ def server_options(settings: Settings, log_level: str) -> dict[str, Any]:
         "port": settings.port,
         "log_level": log_level,
         "log_config": None,  # keep the JSON handlers set up by graph.observability.logs
-        "access_log": False,  # resolvers.observe writes one structured line per request
+        "access_log": False,  # resolvers.http.observe writes one structured line per request
         "timeout_keep_alive": settings.keep_alive,
         # A subscription's WebSocket message is bounded like a request body (uvicorn: 16 MiB).
         "ws_max_size": settings.max_body_bytes,
@@ -150,13 +150,13 @@ def cmd_warm(settings: Settings) -> int:
 
 def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "print":
-        from resolvers.schema import print_schema
+        from resolvers.graphql.schema import print_schema
 
         sys.stdout.write(print_schema())
         return 0
     if args.action == "openapi":
         from resolvers.app import create_app
-        from resolvers.openapi import document_text
+        from resolvers.http.openapi import document_text
 
         sys.stdout.write(document_text(create_app(settings=settings).routes))
         return 0

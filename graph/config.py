@@ -338,7 +338,7 @@ class Settings:
     auth: str = "auto"  # auto: keys required unless bound to loopback | required | off
     max_body_bytes: int = 1_048_576
     log_format: str = "json"
-    # Overload (issue 20): see docs/operations/observability.md and resolvers/admission.py.
+    # Overload (issue 20): see docs/operations/observability.md and resolvers/http/admission.py.
     max_queue: int = DEFAULT_MAX_QUEUE  # in-flight + queued API requests; 0: unbounded
     retry_after: int = 1  # seconds, in the 503 that refuses a request past max_queue
     keep_alive: int = DEFAULT_KEEP_ALIVE  # seconds an idle HTTP connection is kept open

@@ -1,1 +1,2 @@
-"""The GraphQL (and REST) shell over `graph.Memory`: no Cypher, no ranking, only translation."""
+"""Every way into `graph.Memory`, a folder per transport: `graphql/`, `rest/`, `mem0/`, `mcp/`,
+`pages/`; `http/` is what they share, and `app.py` composes them into one Starlette app."""

@@ -1,15 +1,15 @@
 """The Starlette application: GraphQL at /graphql (GraphiQL in a browser, subscriptions over a
-WebSocket: resolvers/subscriptions.py), REST under /api/ (described at /openapi.json), mem0's
-API under /v1/, /v2/, /v3/ (resolvers/mem0/), MCP at /mcp, the console for people at /console,
-/healthz, /metrics.
+WebSocket: resolvers/graphql/subscriptions.py), REST under /api/ (described at /openapi.json),
+mem0's API under /v1/, /v2/, /v3/ (resolvers/mem0/), MCP at /mcp, the console for people at
+/console, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
-Every request passes the same middlewares: CORS for the configured origins (resolvers/cors.py),
-request id and access log, body-size limit (resolvers/observe.py), admission control
-(resolvers/admission.py), API-key check, and the bookmark round trip that gives read-your-writes
-across replicas (resolvers/bookmarks.py); `app.state.gate` says whether keys are required.
-WebSockets pass these by: their key is checked at connection_init instead.
+Every request passes the same middlewares: CORS for the configured origins (resolvers/http/cors.py),
+request id and access log, body-size limit (resolvers/http/observe.py), admission control
+(resolvers/http/admission.py), API-key check, and the bookmark round trip that gives
+read-your-writes across replicas (resolvers/http/bookmarks.py); `app.state.gate` says whether keys
+are required. WebSockets pass these by: their key is checked at connection_init instead.
 """
 
 from __future__ import annotations
@@ -40,15 +40,15 @@ from graph.memory import Memory
 from graph.observability import metrics
 from graph.observability.health import HealthJson, health_report
 from graph.platform import warmup
-from resolvers import browser_assets, console, openapi, rest, rest_memories
-from resolvers.admission import Admission
-from resolvers.bookmarks import CausalConsistency
-from resolvers.context import Gate, memory_of
-from resolvers.cors import Cors
-from resolvers.graphiql import assets_route
-from resolvers.mcp_server.http import McpEndpoints
-from resolvers.mem0.routes import routes as mem0_routes
-from resolvers.observe import (
+from resolvers.graphql.graphiql import assets_route
+from resolvers.graphql.schema import schema
+from resolvers.graphql.subscriptions import LiveGraphQL
+from resolvers.http import openapi
+from resolvers.http.admission import Admission
+from resolvers.http.bookmarks import CausalConsistency
+from resolvers.http.context import Gate, memory_of
+from resolvers.http.cors import Cors
+from resolvers.http.observe import (
     AuthMiddleware,
     BodyLimit,
     RequestObserver,
@@ -56,9 +56,12 @@ from resolvers.observe import (
     error_body,
     note_error,
 )
-from resolvers.openapi import Reply, described
-from resolvers.schema import schema
-from resolvers.subscriptions import LiveGraphQL
+from resolvers.http.openapi import Reply, described
+from resolvers.mcp.http import McpEndpoints
+from resolvers.mem0.routes import routes as mem0_routes
+from resolvers.pages import browser_assets, console
+from resolvers.rest import memories as rest_memories
+from resolvers.rest import search as rest
 
 log = logging.getLogger("factgraph")
 

@@ -24,8 +24,8 @@ from typing import Any
 
 from starlette.applications import Starlette
 
-from graph.mem0 import store
-from graph.mem0.entities import namespace_prefix
+from graph.adapters.mem0 import store
+from graph.adapters.mem0.entities import namespace_prefix
 from graph.memory import Memory
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,8 +21,8 @@ from hypothesis_graphql import Mode, from_schema
 
 from graph.memory import Memory
 from graph.storage.db import Database
-from resolvers.limits import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS
-from resolvers.schema import schema
+from resolvers.graphql.limits import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS
+from resolvers.graphql.schema import schema
 
 TRIED: Counter[str] = Counter()
 

@@ -91,3 +91,100 @@ def test_the_service_never_imports_its_transports() -> None:
         if name.startswith("graph")
     }
     assert {name: found for name, found in upward.items() if found} == {}
+
+
+TRANSPORTS = ("graphql", "rest", "mem0", "mcp", "pages")
+
+
+def _folder(name: str) -> str | None:
+    """The folder of resolvers/ a module lives in (`resolvers.rest.search` -> `rest`)."""
+    parts = name.split(".")
+    return parts[1] if parts[0] == "resolvers" and len(parts) > 2 else None
+
+
+def test_the_transports_are_folders_a_newcomer_can_name() -> None:
+    """Where to look is told by the folder names alone: the REST search, the GraphQL `search`
+    resolver, the admission control and the MCP tool list."""
+    for path in (
+        "resolvers/rest/search.py",
+        "resolvers/graphql/search.py",
+        "resolvers/http/admission.py",
+        "resolvers/mcp/tools.py",
+    ):
+        assert (ROOT / path).is_file(), path
+    for folder in (*TRANSPORTS, "http"):
+        doc = ast.get_docstring(
+            ast.parse((ROOT / "resolvers" / folder / "__init__.py").read_text())
+        )
+        assert doc, f"resolvers/{folder}/__init__.py says what the folder serves"
+    assert {p.name for p in (ROOT / "resolvers").glob("*.py")} == {"__init__.py", "app.py"}
+
+
+def test_a_transport_never_imports_another() -> None:
+    """REST does not import GraphQL's types, nor mem0 the MCP server's: what two transports
+    share lives in resolvers/http/ or in graph/. `http/` itself imports no transport, and only
+    `resolvers.app` (which composes them) and the command line reach several."""
+    known = modules()
+    crossing = {}
+    for name, path in known.items():
+        here = _folder(name)
+        if here not in (*TRANSPORTS, "http"):
+            continue
+        found = sorted(
+            target
+            for target in imports(path, known)
+            if _folder(target) in TRANSPORTS and _folder(target) != here
+        )
+        if found:
+            crossing[name] = found
+    assert crossing == {}
+
+
+def test_the_rule_sees_a_crossing() -> None:
+    assert _folder("resolvers.rest.search") == "rest"
+    assert _folder("resolvers.graphql.types") == "graphql"
+    assert _folder("resolvers.app") is None
+    assert any(_folder(t) == "graphql" for t in imports(ROOT / "resolvers/app.py", modules()))
+
+
+def test_the_memory_never_imports_the_adapters_over_it() -> None:
+    """graph/adapters/ holds other projects' APIs (mem0's, the knowledge-graph tools') over
+    `Memory`: they import the memory's concepts, never the other way round."""
+    known = modules()
+    inward = {
+        name: sorted(t for t in imports(path, known) if t.startswith("graph.adapters"))
+        for name, path in known.items()
+        if name.startswith("graph") and not name.startswith("graph.adapters")
+    }
+    assert {name: found for name, found in inward.items() if found} == {}
+    assert any(n.startswith("graph.adapters.mem0") for n in known)
+
+
+def _layer(name: str) -> str:
+    """The node of docs/design.md's picture a module belongs to."""
+    parts = name.split(".")
+    if parts[0] == "graph":
+        return "adapters" if parts[1:2] == ["adapters"] else "graph"
+    if parts[0] == "resolvers" and len(parts) > 1:
+        return parts[1]
+    return parts[0]
+
+
+def test_the_design_page_draws_the_layers_as_the_code_imports_them() -> None:
+    """The picture at the top of docs/design.md is the folder-level import graph, no more and no
+    less: an arrow nobody imports, or an import nobody drew, fails here."""
+    known = modules()
+    drawn_in_code = {
+        (_layer(name), _layer(target))
+        for name, path in known.items()
+        for target in imports(path, known)
+        if _layer(name) != _layer(target)
+    }
+    page = (ROOT / "docs" / "design.md").read_text(encoding="utf-8")
+    block = page.split("```mermaid", 1)[1].split("```", 1)[0]
+    drawn_on_page = {
+        (left.strip(), right.strip())
+        for left, _, right in (line.partition("-->") for line in block.splitlines())
+        if right
+    }
+    assert drawn_on_page == drawn_in_code

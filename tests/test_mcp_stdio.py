@@ -14,8 +14,8 @@ from mcp.client.session import ClientSession
 from factgraph.cli import main
 from graph.errors import ValidationError
 from graph.memory import Memory
-from resolvers.mcp_server.arguments import Arguments
-from resolvers.mcp_server.tools import BY_NAME
+from resolvers.mcp.arguments import Arguments
+from resolvers.mcp.tools import BY_NAME
 from tests.mcp_helpers import failed, ok, over_stdio
 
 

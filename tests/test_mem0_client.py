@@ -21,9 +21,9 @@ from mem0.exceptions import ValidationError as Mem0ValidationError
 from mem0.memory import telemetry
 from starlette.applications import Starlette
 
+from graph.adapters.mem0 import store
+from graph.adapters.mem0.entities import namespace_prefix, owner_scope
 from graph.consolidation import Consolidator
-from graph.mem0 import store
-from graph.mem0.entities import namespace_prefix, owner_scope
 from graph.memory import Memory
 from tests.mem0_helpers import project
 

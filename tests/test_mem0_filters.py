@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from graph.adapters.mem0.entities import EntityIds, ids_of
+from graph.adapters.mem0.filters import Filter, matches, normalise, parse
 from graph.errors import ValidationError
-from graph.mem0.entities import EntityIds, ids_of
-from graph.mem0.filters import Filter, matches, normalise, parse
 from graph.write.facts import Fact, FactStatus
 
 NOW = datetime(2024, 1, 15, 12, 0, tzinfo=UTC)

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import pytest
 from starlette.applications import Starlette
 
-from graph.mem0 import store
-from graph.mem0.entities import namespace_prefix
+from graph.adapters.mem0 import store
+from graph.adapters.mem0.entities import namespace_prefix
 from graph.memory import Memory
 from tests.mem0_helpers import SCRIPTS, javascript, project, python_v1, scenario
 

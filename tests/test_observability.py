@@ -17,7 +17,7 @@ from graph.memory import Memory
 from graph.observability import tracing
 from graph.observability.logs import JsonFormatter, setup_logging
 from resolvers.app import create_app
-from resolvers.observe import RequestObserver
+from resolvers.http.observe import RequestObserver
 from tests.conftest import GraphQLClient
 from tests.live_server import serve
 

@@ -28,10 +28,11 @@ from factgraph.cli import main
 from graph.auth.apikeys import KeyStore
 from graph.memory import Memory
 from graph.storage.db import Database
-from resolvers import rest, rest_memories
 from resolvers.app import create_app
+from resolvers.http.openapi import document_text, operations
 from resolvers.mem0 import requests as mem0_requests
-from resolvers.openapi import document_text, operations
+from resolvers.rest import memories as rest_memories
+from resolvers.rest import search as rest
 from tests.mem0_helpers import drop
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,7 +85,7 @@ def test_the_document_is_valid_openapi_3_1(doc: dict[str, Any]) -> None:
 
 
 def test_every_route_of_the_app_is_described_unless_it_is_not_rest() -> None:
-    """A route added without `@described` (resolvers/openapi.py) fails here until it is
+    """A route added without `@described` (resolvers/http/openapi.py) fails here until it is
     described, or named above as not REST."""
     found = operations(create_app().routes)
     undescribed = sorted({route.path for route, _, op in found if op is None} - set(NOT_REST))

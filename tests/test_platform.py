@@ -28,7 +28,7 @@ from graph.storage.schema import (
     other_models,
     vector_dimensions,
 )
-from resolvers.schema import print_schema
+from resolvers.graphql.schema import print_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 # typing's TypedDict is not enough for pydantic before Python 3.12, which derives the JSON
-# Schema of /healthz from these (resolvers/openapi.py).
+# Schema of /healthz from these (resolvers/http/openapi.py).
 from typing_extensions import TypedDict
 
 from graph.consolidation.worker import WorkerJson, WorkerState, worker_of

@@ -189,7 +189,7 @@ class LocalNeo4j:
     def browser_settings(self) -> str:
         """The Browser applies factgraph's style sheet and opens its guide on connect.
 
-        The sheet and guide are served by the factgraph service (resolvers/browser_assets.py);
+        The sheet and guide are served by the factgraph service (resolvers/pages/browser_assets.py);
         the Browser only fetches remote content from whitelisted hosts.
         """
         host = (

@@ -11,7 +11,7 @@ chains of bookmarks feed every transaction the service opens (`CausalBookmarks`)
 - the request's (`RequestBookmarks`, reached through a context variable set by the HTTP layer):
   the bookmarks a client sent back from an earlier response, which may come from another
   replica of the service, plus whatever this request's own transactions committed. A request
-  that wrote answers with its newest bookmark, signed (`Signer`, resolvers/bookmarks.py), so
+  that wrote answers with its newest bookmark, signed (`Signer`, resolvers/http/bookmarks.py), so
   "write on one replica, read on another" sees the write.
 
 On a single server (bolt:// or neo4j:// to one instance) bookmarks are always already reached;

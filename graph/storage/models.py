@@ -44,7 +44,7 @@ class Entity(StructuredNode):
     name = StringProperty()
     aliases = ArrayProperty(StringProperty())
     type = StringProperty()
-    # Set while the entity is in the scope's knowledge graph (graph/knowledge/).
+    # Set while the entity is in the scope's knowledge graph (graph/adapters/knowledge_graph/).
     kg_created_at = DateTimeNeo4jFormatProperty()
     kg_deleted_at = DateTimeNeo4jFormatProperty()
 

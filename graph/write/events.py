@@ -1,7 +1,7 @@
 """Live changes of memory: every write and decision, published to whoever listens right now.
 
 `Memory` publishes one `FactChange` per committed remember / supersede / forget / validate /
-reject / purge to its `EventBus`; GraphQL subscriptions (resolvers/subscriptions.py) and any
+reject / purge to its `EventBus`; GraphQL subscriptions (resolvers/graphql/subscriptions.py) and any
 Python caller running an event loop subscribe to a scope.
 
 A write must never wait for a listener. Each subscriber has a bounded queue; when it is full,

@@ -49,9 +49,10 @@ class Lifecycle(Recording):
         """`forget` for several facts in one transaction: all of them or none.
 
         `within`, when given, runs first in that transaction and names more facts to forget:
-        the knowledge-graph tools (graph/knowledge/) lock an entity and find its facts there,
-        so a fact written concurrently cannot slip between the finding and the forgetting.
-        Facts that are unknown or already forgotten are passed over. Returns the facts moved.
+        the knowledge-graph tools (graph/adapters/knowledge_graph/) lock an entity and find its
+        facts there, so a fact written concurrently cannot slip between the finding and the
+        forgetting. Facts that are unknown or already forgotten are passed over. Returns the facts
+        moved.
         """
         check_scope(scope)
         reason = check_reason(reason)

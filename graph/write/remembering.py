@@ -153,7 +153,8 @@ class Remembering(Recording):
         `facts[i].field`) and nothing is written. At most FACTGRAPH_BATCH_MAX facts (1,000).
         `within`: a step of the caller's run first in the batch's transaction (and again if the
         transaction is retried), so the facts commit with it or not at all: the knowledge-graph
-        tools (graph/knowledge/) check and mark the entities the facts belong to there.
+        tools (graph/adapters/knowledge_graph/) check and mark the entities the facts belong to
+        there.
         """
         check_scope(scope)
         inputs = batch.validated(facts, limit=self.settings.batch_max)

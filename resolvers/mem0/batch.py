@@ -9,10 +9,11 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from graph.adapters.mem0.writing import Change
 from graph.errors import ValidationError
-from graph.mem0.writing import Change
 from graph.write.facts import Fact
-from resolvers.context import call
+from resolvers.http.context import call
+from resolvers.http.openapi import Reply
 from resolvers.mem0 import requests
 from resolvers.mem0.bodies import (
     FEEDBACK,
@@ -27,7 +28,6 @@ from resolvers.mem0.bodies import (
 from resolvers.mem0.http import NOT_FOUND, answer, json_body, mem0_described, project_of, route
 from resolvers.mem0.requests import known
 from resolvers.mem0.shapes import Mem0ErrorBody, Mem0Feedback, Mem0Message
-from resolvers.openapi import Reply
 
 NOT_FOUND_IN_BATCH = Reply(
     "A memory of the batch is unknown (`detail` names it: `memories[2]: ...`); nothing was "

@@ -13,9 +13,9 @@ from typing import Annotated, Any, Literal, Required, get_args
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from graph.mem0.entities import KINDS
+from graph.adapters.mem0.entities import KINDS
 from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
-from resolvers.openapi import Param, body_schema, open_body_schema
+from resolvers.http.openapi import Param, body_schema, open_body_schema
 
 MAX_PAGE_SIZE = 200
 MAX_BATCH = 1_000

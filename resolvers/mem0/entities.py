@@ -6,17 +6,17 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from graph.adapters.mem0.entities import KINDS, EntityIds, checked_id
+from graph.adapters.mem0.filters import equalities
+from graph.adapters.mem0.reading import Entity
 from graph.errors import ValidationError
-from graph.mem0.entities import KINDS, EntityIds, checked_id
-from graph.mem0.filters import equalities
-from graph.mem0.reading import Entity
-from resolvers.context import call
+from resolvers.http.context import call
+from resolvers.http.openapi import Param, Reply
 from resolvers.mem0.bodies import PAGE_PARAMS, PROJECT_PARAMS, query_names
 from resolvers.mem0.http import answer, mem0_described, project_of, route
 from resolvers.mem0.memories import QUERY
 from resolvers.mem0.requests import known
 from resolvers.mem0.shapes import Mem0Deleted, Mem0Entities, entity_record
-from resolvers.openapi import Param, Reply
 
 ENTITY_PARAMS = (
     *PROJECT_PARAMS,

@@ -2,11 +2,11 @@
 the body, and answering errors the way mem0's clients read them.
 
 The project (mem0's `project_id`) is a namespace of scopes, `<project>/user:alice`, ...
-(graph/mem0/entities.py). A request names it with the `X-Scope` header or `?scope=` (as every
-REST call may), or with mem0's `project_id` (the 1.x client sends the one /v1/ping/ told it);
+(graph/adapters/mem0/entities.py). A request names it with the `X-Scope` header or `?scope=` (as
+every REST call may), or with mem0's `project_id` (the 1.x client sends the one /v1/ping/ told it);
 else it is the key's: a key bound to `acme/*` alone works on project `acme`; else
 FACTGRAPH_DEFAULT_SCOPE (`default`), which a key-less loopback caller gets. Each scope the
-request touches is then checked against the key (`resolvers.context.authorize`), so a key
+request touches is then checked against the key (`resolvers.http.context.authorize`), so a key
 bound to `acme/*` (or `*`) reaches every user of the project.
 
 Errors answer `{"detail": message, "error": {code, message, field, reason}}`: mem0's clients
@@ -23,6 +23,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
+from graph.adapters.mem0 import Caller, Project
+from graph.adapters.mem0.base import ACTOR
+from graph.adapters.mem0.entities import namespace_prefix, owner_scope
 from graph.auth.roles import (
     ANY_SCOPE,
     PREFIX_GRANT,
@@ -32,14 +35,11 @@ from graph.auth.roles import (
     granted_covers,
 )
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
-from graph.mem0 import Caller, Project
-from graph.mem0.base import ACTOR
-from graph.mem0.entities import namespace_prefix, owner_scope
-from resolvers.context import authorize, memory_of, principal_of
+from resolvers.http.context import authorize, memory_of, principal_of
+from resolvers.http.observe import note_error
+from resolvers.http.openapi import Param, Reply, described
 from resolvers.mem0.bodies import PROJECT_PARAMS
 from resolvers.mem0.shapes import Mem0ErrorBody
-from resolvers.observe import note_error
-from resolvers.openapi import Param, Reply, described
 
 log = logging.getLogger("factgraph.mem0")
 

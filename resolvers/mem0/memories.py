@@ -3,7 +3,7 @@
 Each version of mem0's API the clients still call answers in its own shape: the 1.x client's
 list and search (`POST /v2/memories/`, `/v2/memories/search/`) get a bare list, the 2.x and
 JavaScript clients' (`/v3/...`) a paginated envelope and `{"results": [...]}`. The work is the
-service's (graph/mem0/); this module reads requests and writes answers.
+service's (graph/adapters/mem0/); this module reads requests and writes answers.
 """
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from graph.adapters.mem0 import Project
+from graph.adapters.mem0.writing import Added, Change
 from graph.errors import ValidationError
-from graph.mem0 import Project
-from graph.mem0.writing import Added, Change
 from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
 from graph.write.facts import Fact
-from resolvers.context import call
+from resolvers.http.context import call
+from resolvers.http.openapi import Param, Reply
 from resolvers.mem0 import requests
 from resolvers.mem0.bodies import (
     DELETE_ALL_PARAMS,
@@ -60,7 +61,6 @@ from resolvers.mem0.shapes import (
     memory_record,
     scored_record,
 )
-from resolvers.openapi import Param, Reply
 
 QUERY = query_names(PROJECT_PARAMS)
 DELETE_LINKED = Param("delete_linked", "query", "Accepted: older versions are never shown.")

@@ -7,14 +7,14 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
+from graph.adapters.mem0.entities import namespace_prefix, owner_scope
 from graph.auth.roles import Forbidden
-from graph.mem0.entities import namespace_prefix, owner_scope
-from resolvers.context import authorize, principal_of
+from resolvers.http.context import authorize, principal_of
+from resolvers.http.openapi import Reply
 from resolvers.mem0.http import answer, mem0_described, project_name, reaches, route
 from resolvers.mem0.memories import QUERY
 from resolvers.mem0.requests import known
 from resolvers.mem0.shapes import Mem0Ping
-from resolvers.openapi import Reply
 
 ORGANISATION = "factgraph"
 

@@ -14,10 +14,10 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypedDict
 
+from graph.adapters.mem0.entities import ID_FIELDS, EntityIds, entity_ids
+from graph.adapters.mem0.filters import ANY, Filter, Node, all_of, parse
+from graph.adapters.mem0.writing import Message
 from graph.errors import ValidationError
-from graph.mem0.entities import ID_FIELDS, EntityIds, entity_ids
-from graph.mem0.filters import ANY, Filter, Node, all_of, parse
-from graph.mem0.writing import Message
 from graph.write.validation import parse_time
 from resolvers.mem0.bodies import (
     Mem0AddRequest,

@@ -12,10 +12,10 @@ from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
-from graph.mem0.entities import EntityIds, categories_of
-from graph.mem0.reading import Entity, HistoryEvent
+from graph.adapters.mem0.entities import EntityIds, categories_of
+from graph.adapters.mem0.reading import Entity, HistoryEvent
 from graph.write.facts import Decision, DecisionKind, Fact
-from resolvers.openapi import ErrorDetail, Timestamp, body_schema
+from resolvers.http.openapi import ErrorDetail, Timestamp, body_schema
 
 AddEvent = Literal["ADD", "UPDATE", "NONE"]
 Extraction = Literal["queued", "unavailable", "skipped"]

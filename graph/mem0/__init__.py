@@ -1,9 +1,0 @@
-"""mem0's platform API on factgraph's memory service: ids, filters, reads and writes.
-
-The HTTP routes are in resolvers/mem0/; docs/mem0.md says how mem0's ids and filters map.
-"""
-
-from graph.mem0.base import Caller
-from graph.mem0.project import Project
-
-__all__ = ["Caller", "Project"]

@@ -1,0 +1,231 @@
+"""The MCP server over `Memory`: tools, resources, and turning errors into tool errors.
+
+One `mcp.server.Server` per tool set (the SDK's low-level server, so every tool's JSON schema
+is written out rather than derived; resolvers/mcp/toolsets/) serves both transports.
+What differs per transport is only who the caller is: `caller_of(ctx)` answers it (a fixed
+caller on stdio, the API key and the bound scope of the HTTP request on /mcp). A tool call
+that fails for any reason the caller can fix comes back as a tool result with `isError: true`
+whose text names the field, and is logged as the request's code at INFO
+(`resolvers.http.observe.note_error`); anything unexpected is logged at ERROR and answered as
+"Internal server error", never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import anyio.to_thread
+import mcp_types as types
+import pydantic
+from mcp.server import Server, ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult
+from mcp.shared.exceptions import MCPError
+
+from graph.auth.roles import Forbidden, Unauthenticated, check_role
+from graph.errors import FactgraphError, NotFound, ValidationError
+from graph.memory import Memory
+from graph.observability import metrics
+from graph.write.facts import DecisionKind
+from resolvers.http.observe import note_error
+from resolvers.mcp import shapes
+from resolvers.mcp.arguments import Arguments
+from resolvers.mcp.toolset import Caller, Tool, ToolSet, coded
+from resolvers.mcp.toolsets import FACTGRAPH
+
+log = logging.getLogger("factgraph.mcp")
+
+CallerOf = Callable[[ServerRequestContext[Any]], Caller]
+MemoryOf = Callable[[ServerRequestContext[Any]], Memory]
+
+
+def _listing(tool: Tool) -> types.Tool:
+    return types.Tool(
+        name=tool.name,
+        title=tool.title,
+        description=tool.description,
+        input_schema=tool.schema,
+        output_schema=tool.output_schema,
+        annotations=types.ToolAnnotations(
+            title=tool.title,
+            read_only_hint=tool.read_only,
+            destructive_hint=tool.destructive,
+            idempotent_hint=tool.read_only if tool.idempotent is None else tool.idempotent,
+            open_world_hint=tool.open_world,
+        ),
+    )
+
+
+def tool_error(
+    code: str, message: str, field: str | None = None, *, text: Callable[[str, str], str] = coded
+) -> types.CallToolResult:
+    """A failed call as the model sees it: the code and message, the field when there is one
+    (`text` words it as the tool set does)."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if field is not None:
+        error["field"] = field
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text(code, message))],
+        structured_content={"error": error},
+        is_error=True,
+    )
+
+
+def error_result(exc: Exception, text: Callable[[str, str], str] = coded) -> types.CallToolResult:
+    """The tool error for `exc`: the caller's mistakes are noted for the request's access-log
+    line (INFO, with the code); only an unexpected exception is logged at ERROR."""
+    if isinstance(exc, FactgraphError):
+        note_error(exc.code, str(exc))
+        field = exc.field if isinstance(exc, ValidationError) else None
+        return tool_error(exc.code, str(exc), field, text=text)
+    log.error("unexpected %s in an MCP tool call", type(exc).__name__, exc_info=exc)
+    note_error("INTERNAL_SERVER_ERROR", type(exc).__name__)
+    return tool_error("INTERNAL_SERVER_ERROR", "Internal server error", text=text)
+
+
+def refusal(code: int, exc: FactgraphError) -> MCPError:
+    """A JSON-RPC error for a request refused for the caller's mistake, noted as such."""
+    note_error(exc.code, str(exc))
+    return MCPError(code, str(exc))
+
+
+def visible(caller: Caller, tool_set: ToolSet = FACTGRAPH) -> list[Tool]:
+    """The tools this caller's role may call (a reader is not offered remember)."""
+    return [tool for tool in tool_set.tools if caller.role >= tool.role]
+
+
+def build_server(
+    memory_of: MemoryOf,
+    caller_of: CallerOf,
+    *,
+    tool_set: ToolSet = FACTGRAPH,
+    name: str = "factgraph",
+) -> Server[Any]:
+    """The MCP server of one tool set; `memory_of` / `caller_of` say which service and which
+    caller a request has (the app's memory may only exist once its lifespan has started)."""
+    tools = tool_set.by_name
+    checkers = {tool.name: Arguments(tool.schema) for tool in tool_set.tools}
+    resources = tool_set.resources
+
+    def caller(ctx: ServerRequestContext[Any]) -> Caller:
+        try:
+            return caller_of(ctx)
+        except (Unauthenticated, Forbidden, ValidationError) as exc:
+            raise refusal(types.INVALID_REQUEST, exc) from None
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_listing(t) for t in visible(caller(ctx), tool_set)])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        try:
+            who = caller_of(ctx)
+            tool = tools.get(params.name)
+            if tool is None:
+                raise ValidationError("name", f"unknown tool {params.name!r}")
+            check_role(who.role, tool.role)
+            arguments = checkers[tool.name].check(params.arguments)
+            result = await anyio.to_thread.run_sync(
+                partial(tool.run, memory_of(ctx), who, arguments)
+            )
+            text = tool.text(result)
+        except Exception as exc:  # every failure is the model's to read, never a crash
+            return error_result(exc, tool_set.error_text)
+        if tool.name in ("remember", "validate"):
+            metrics.record_decision(_kind_of(result))
+        elif tool.name == "remember_many":
+            for item in result["results"]:
+                metrics.record_decision(_kind_of(item))
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=result,
+        )
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        return types.ListResourcesResult(resources=resources.listed(caller(ctx)))
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return types.ListResourceTemplatesResult(
+            resource_templates=resources.templates(caller(ctx))
+        )
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        who = caller(ctx)
+        uri = str(params.uri)
+        try:
+            text = await anyio.to_thread.run_sync(partial(resources.read, memory_of(ctx), who, uri))
+        except NotFound as exc:
+            raise refusal(-32002, exc) from None
+        except FactgraphError as exc:
+            raise refusal(types.INVALID_PARAMS, exc) from None
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=uri, mime_type="application/json", text=text)]
+        )
+
+    server = Server(
+        name,
+        version=_version(),
+        title=tool_set.title,
+        instructions=tool_set.instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_templates,
+        on_read_resource=read_resource,
+    )
+    server.middleware.append(note_protocol_errors)
+    return server
+
+
+# JSON-RPC's error codes by name, for the access-log line of an MCP request refused by the SDK.
+_JSONRPC_CODES = {
+    types.PARSE_ERROR: "PARSE_ERROR",
+    types.INVALID_REQUEST: "INVALID_REQUEST",
+    types.METHOD_NOT_FOUND: "METHOD_NOT_FOUND",
+    types.INVALID_PARAMS: "INVALID_PARAMS",
+    types.INTERNAL_ERROR: "INTERNAL_ERROR",
+    -32002: "NOT_FOUND",  # an unknown resource
+}
+
+
+async def note_protocol_errors(
+    ctx: ServerRequestContext[Any, Any], call_next: CallNext
+) -> HandlerResult:
+    """The SDK's own refusals (an unknown method, malformed params) noted with their JSON-RPC
+    code for the request's access-log line, as the tools' errors are (a middleware of the
+    SDK's server: it sees every request's failure)."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        code = exc.error.code
+        note_error(_JSONRPC_CODES.get(code, f"JSONRPC_{code}"), exc.error.message)
+        raise
+    except pydantic.ValidationError:
+        note_error("INVALID_PARAMS", "Invalid request parameters")
+        raise
+
+
+def _kind_of(result: dict[str, Any]) -> str:
+    outcome = result.get("decision")
+    kinds = {word: kind.value for kind, word in shapes.OUTCOME.items()}
+    return kinds.get(str(outcome), DecisionKind.INSERT.value)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("factgraph")
+    except PackageNotFoundError:
+        return "0"

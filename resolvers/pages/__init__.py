@@ -1,0 +1,1 @@
+"""Pages for people: the console, the Neo4j Browser's style sheet and guide, the favicon."""
