@@ -239,7 +239,8 @@ def refuse_callers(drive: Driver, token: str, fact_id: str) -> None:
 def mem0_writes(drive: Driver) -> tuple[str, str]:
     """Adds through both versions, updates, batches, feedback; the ids of two live memories."""
     alice = {"user_id": "alice", "infer": False}
-    first = drive("POST", "/v1/memories/", json={**alice, "messages": "Alice lives in Porto"})
+    said = [{"role": "user", "content": "Alice lives in Porto"}]
+    first = drive("POST", "/v1/memories/", json={**alice, "messages": said})
     porto = first.json()["results"][0]["id"]
     added = drive(
         "POST",
@@ -252,9 +253,16 @@ def mem0_writes(drive: Driver) -> tuple[str, str]:
         },
     )
     cello = added.json()["results"][0]["id"]
-    drive("POST", "/v3/memories/add/", json={"messages": "Bob likes tea", "user_id": "bob"})
+    event = drive("GET", f"/v1/event/{added.json()['event_id']}/")
+    assert event.json()["status"] == "SUCCEEDED", event.text
+    assert drive("GET", "/v1/event/no-such-id/").status_code == 404
+    assert drive("GET", "/v1/event/no-such-id/", params={"colour": "red"}).status_code == 400
+    tea = [{"role": "user", "content": "Bob likes tea"}]
+    drive("POST", "/v3/memories/add/", json={"messages": tea, "user_id": "bob"})
     assert drive("POST", "/v1/memories/", json=alice).status_code == 400  # no messages
-    assert drive("POST", "/v3/memories/add/", json={"messages": "x"}).status_code == 400  # no id
+    assert drive("POST", "/v3/memories/add/", json={"messages": tea}).status_code == 400  # no id
+    bare = {"messages": "Bob likes tea", "user_id": "bob"}  # mem0 takes a list only
+    assert drive("POST", "/v3/memories/add/", json=bare).status_code == 400
 
     moved = drive("PUT", f"/v1/memories/{porto}/", json={"text": "Alice lives in Braga"})
     assert moved.status_code == 200, moved.text
@@ -329,8 +337,9 @@ def mem0_deletes(drive: Driver, porto: str, cello: str) -> None:
 # Each mem0 route with a request its handler would serve: for the refusals below.
 MEM0_CALLS: list[tuple[str, str, Any]] = [
     ("GET", "/v1/ping/", None),
-    ("POST", "/v1/memories/", {"messages": "x", "user_id": "a"}),
-    ("POST", "/v3/memories/add/", {"messages": "x", "user_id": "a"}),
+    ("POST", "/v1/memories/", {"messages": [{"role": "user", "content": "x"}], "user_id": "a"}),
+    ("POST", "/v3/memories/add/", {"messages": [{"role": "user", "content": "x"}], "user_id": "a"}),
+    ("GET", "/v1/event/e1/", None),
     ("GET", "/v1/memories/", {"user_id": "a"}),
     ("POST", "/v2/memories/", {"filters": {"user_id": "a"}}),
     ("POST", "/v3/memories/", {"filters": {"user_id": "a"}}),

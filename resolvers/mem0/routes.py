@@ -23,8 +23,10 @@ routes = [
     Route("/v1/memories/{memory_id}/", memories.update, methods=["PUT"]),
     Route("/v1/memories/{memory_id}/", memories.delete, methods=["DELETE"]),
     Route("/v1/memories/{memory_id}/history/", memories.history, methods=["GET"]),
+    Route("/v1/event/{event_id}/", memories.event, methods=["GET"]),
     Route("/v1/entities/", entities.listed, methods=["GET"]),
-    Route("/v2/entities/{entity_type}/{entity_id}/", entities.delete, methods=["DELETE"]),
+    # `path`: an id may hold `/` (the clients send it encoded, the server decodes it).
+    Route("/v2/entities/{entity_type}/{entity_id:path}/", entities.delete, methods=["DELETE"]),
     Route("/v1/batch/", batch.update_many, methods=["PUT"]),
     Route("/v1/batch/", batch.delete_many, methods=["DELETE"]),
     Route("/v1/feedback/", batch.feedback, methods=["POST"]),

@@ -75,6 +75,16 @@ def owner_of_scope(namespace: str, scope: str) -> tuple[str, str] | None:
     return (kind, value) if sep and kind in KINDS and value else None
 
 
+def namespace_of_scope(scope: str) -> str | None:
+    """The project whose owner's scope this is (`acme` for `acme/user:alice`); None for a
+    scope not named for an owner."""
+    found = [at for kind in KINDS if (at := scope.find(f"{SEPARATOR}{tag_prefix(kind)}")) > 0]
+    if not found:
+        return None
+    namespace = scope[: min(found)]
+    return namespace if owner_of_scope(namespace, scope) is not None else None
+
+
 def ids_of(tags: Iterable[str], scope_owner: tuple[str, str] | None = None) -> EntityIds:
     """The ids a stored memory carries, read from its tags (and its scope's owner, for facts
     written there by other interfaces without the owner's tag)."""
