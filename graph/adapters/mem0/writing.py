@@ -242,10 +242,10 @@ class Writing(Reading):
             scope, held.fact.id, reason="deleted through mem0's API", actor=self.caller.actor
         )
 
-    def delete_where(self, where: Filter) -> int:
-        """Forget every memory the filter matches; how many. The caller's right to write every
+    def delete_where(self, where: Filter, *, role: str = "writer") -> int:
+        """Forget every memory the filter matches; how many. The caller's `role` on every
         scope involved is checked before the first is forgotten."""
-        doomed = self._select(where, "writer", show_expired=True)
+        doomed = self._select(where, role, show_expired=True)
         for held in doomed:
             fact = held.fact
             self.memory.forget(
