@@ -28,7 +28,12 @@ from graph.write.facts import Fact, FactStatus
 # mem0's top_k reaches 1,000; factgraph's search answers at most MAX_TOP_K at a time, so a
 # scope is asked again with the hits it gave excluded (each page is one search).
 MAX_SEARCH_TOP_K = 1_000
+# Each page draws at least this many candidates from each list (search's default), more for a
+# larger page, so that a page that comes back short means the scope holds no more.
 DEFAULT_CANDIDATES = SearchOptions().candidate_top_k
+# A filter that says more than ids may turn hits away: a scope is asked for this many times
+# the hits still wanted (at most MAX_TOP_K a page), and again past them while too few pass.
+OVERASK = 3
 # A search reads the scopes a filter reaches (one user, agent, app or run each) this many at
 # a time: Neo4j does the work, so more threads than its cores' worth only queue there.
 SEARCH_THREADS = 4
@@ -225,14 +230,13 @@ class _ScopeSearch:
         seen: list[str] = []
         origins = needs_origin(conjunction)
         while len(kept) < self.top_k and len(seen) < MAX_SEARCH_TOP_K:
-            page = min(MAX_TOP_K, self.top_k - len(kept) if route.exact else MAX_TOP_K)
+            wanted = self.top_k - len(kept)
+            page = min(MAX_TOP_K, wanted if route.exact else wanted * OVERASK)
             # Ordered by relevance alone (MODEL fusion, no importance or recency mixed in):
             # it depends on nothing but the memory and the query, so hits of different scopes
             # compare, and `score` (the relevance) comes back sorted as mem0's does.
             options = SearchOptions.build(
                 top_k=page,
-                # At least a page of candidates from each list: a page that comes back short
-                # then means the scope holds no more.
                 candidate_top_k=max(DEFAULT_CANDIDATES, page),
                 tags=project.narrowing_tags(route, scope),
                 as_of=self.as_of,
