@@ -168,8 +168,9 @@ class Writing(Reading):
         return event
 
     def _gain_ids(self, scope: str, decision: Decision, ids: EntityIds) -> tuple[Decision, bool]:
-        """A duplicate of a live memory said with ids it lacks: the memory gains them."""
-        if decision.kind is not DecisionKind.DEDUP:
+        """A duplicate of a live memory (or a near one merged into it) said with ids it lacks:
+        the memory gains them."""
+        if decision.kind not in (DecisionKind.DEDUP, DecisionKind.MERGE):
             return decision, False
         missing = [name for name in ids.tags() if name not in decision.fact.tags]
         if not missing:
