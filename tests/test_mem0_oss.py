@@ -54,14 +54,30 @@ def test_create_search_list_as_mem0s_server_docs_show(
         "/search", json={"query": "pizza", "filters": {"user_id": "alice"}, "top_k": 5}
     )
     assert [r["id"] for r in filtered.json()["results"]] == [result["id"]]
+    http.post(
+        "/memories",
+        json={
+            "messages": [{"role": "user", "content": "I order pizza on Fridays"}],
+            "user_id": "alice",
+            "metadata": {"topic": "habits"},
+            "infer": False,
+        },
+    )
+    # mem0's server reads a filter key that is not an id as a metadata key.
+    habits = {"query": "pizza", "filters": {"user_id": "alice", "topic": "habits"}}
+    assert [r["memory"] for r in http.post("/search", json=habits).json()["results"]] == [
+        "I order pizza on Fridays"
+    ]
     wide = http.post("/search", json={"query": "pizza", "filters": {"user_id": "*"}}).json()
     assert {r["user_id"] for r in wide["results"]} == {"alice", "bob"}
 
     listed = http.get("/memories", params={"user_id": "alice"}).json()
-    assert [(m["id"], m["memory"]) for m in listed["results"]] == [
-        (result["id"], "I love fresh vegetable pizza.")
-    ]
+    assert [(m["id"], m["memory"]) for m in listed["results"]][-1] == (
+        result["id"],
+        "I love fresh vegetable pizza.",
+    )
     assert "agent_id" not in listed["results"][0]  # present only when the memory has one
+    assert listed["results"][0]["metadata"] == {"topic": "habits"}
     got = http.get(f"/memories/{result['id']}").json()
     assert got["user_id"] == "alice" and got["hash"]
     assert http.get(f"/memories/{uuid.uuid4()}").json() is None  # mem0's server: null

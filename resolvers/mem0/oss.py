@@ -206,7 +206,7 @@ async def search(request: Request) -> Response:
     raw = body.get("filters") or {}
     if not isinstance(raw, dict):
         raise ValidationError("filters", "must be a JSON object")
-    merged = {**raw, **{k: body[k] for k in IDS if body.get(k)}}
+    merged = oss_filters({**raw, **{k: body[k] for k in IDS if body.get(k)}})
     if not any(k in merged for k in (*IDS, "AND", "OR", "NOT")):
         raise ValidationError(
             "filters",
@@ -341,6 +341,28 @@ async def reset(request: Request) -> Response:
     project.caller.check(_project_scope(project), "admin")
     await call(project.delete_where, _everything(), role="admin")
     return answer({"message": "All memories reset"})
+
+
+def oss_filters(raw: Any) -> Any:
+    """mem0's server reads a filter key that is not an id (nor AND, OR, NOT) as a metadata
+    key (`{"user_id": "u1", "topic": "food"}`); the platform's grammar names it under
+    `metadata`."""
+    if isinstance(raw, list):
+        return [oss_filters(item) for item in raw]
+    if not isinstance(raw, dict):
+        return raw
+    out: dict[str, Any] = {}
+    metadata: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in ("AND", "OR", "NOT"):
+            out[key] = oss_filters(value)
+        elif key in IDS:
+            out[key] = value
+        else:
+            metadata[key] = value
+    if metadata:
+        out["metadata"] = metadata
+    return out
 
 
 def _everything() -> Filter:
