@@ -79,7 +79,7 @@ def test_create_search_list_as_mem0s_server_docs_show(
     assert "agent_id" not in listed["results"][0]  # present only when the memory has one
     assert listed["results"][0]["metadata"] == {"topic": "habits"}
     got = http.get(f"/memories/{result['id']}").json()
-    assert got["user_id"] == "alice" and got["hash"]
+    assert got["user_id"] == "alice" and got["hash"] and got["role"] == "user"
     assert http.get(f"/memories/{uuid.uuid4()}").json() is None  # mem0's server: null
 
 

@@ -76,6 +76,10 @@ def test_system_and_tool_messages_are_not_memories(mem0: MemoryClient) -> None:
             "I prefer trains over planes",
             "Noted: you travel by train",
         ]
+    # Who said it is kept: the history's `input` gives the message with its role.
+    assistant = mem0.add([conversation[2]], user_id="ida-roles", infer=False)["results"][0]
+    assert mem0.history(assistant["id"])[0]["input"] == [conversation[2]]
+    assert mem0.get(assistant["id"])["categories"] is None  # the role is no category
     only_system = mem0.add([conversation[0]], user_id="ida-system", infer=False)
     assert only_system["results"] == [] and only_system["status"] == "SUCCEEDED"
     with pytest.raises(Mem0ValidationError) as refused:

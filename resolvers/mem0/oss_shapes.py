@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, NotRequired
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from graph.adapters.mem0.entities import EntityIds, categories_of
+from graph.adapters.mem0.entities import EntityIds, categories_of, role_of
 from graph.adapters.mem0.held import Held
 from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K, HistoryEvent
 from graph.adapters.mem0.writing import Stored
@@ -112,6 +112,8 @@ class OssMemory(TypedDict):
     app_id: NotRequired[str]
     expiration_date: NotRequired[str]
     """The last day it is shown (YYYY-MM-DD)."""
+    role: str
+    """Who said it: `user` or `assistant`."""
     metadata: NotRequired[dict[str, Any]]
     """Its metadata and categories (`categories`), when it has any."""
 
@@ -165,7 +167,8 @@ class OssHistoryEntry(TypedDict):
     updated_at: Timestamp
     is_deleted: bool
     actor_id: None
-    role: None
+    role: str | None
+    """Who said the text (`user` or `assistant`); null for DELETE."""
 
 
 @body_schema
@@ -189,6 +192,7 @@ def oss_memory(held: Held, ids: EntityIds) -> OssMemory:
         "hash": fact.content_hash,
         "created_at": held.created_at.isoformat(),
         "updated_at": (fact.updated_at or fact.recorded_at).isoformat(),
+        "role": role_of(fact.tags),
     }
     for kind, value in ids.items():
         out[f"{kind}_id"] = value  # type: ignore[literal-required]
@@ -231,5 +235,5 @@ def oss_history(event: HistoryEvent) -> OssHistoryEntry:
         "updated_at": event.at.isoformat(),
         "is_deleted": deleted,
         "actor_id": None,
-        "role": None,
+        "role": None if deleted else role_of(event.fact.tags),
     }

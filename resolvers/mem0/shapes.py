@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
-from graph.adapters.mem0.entities import EntityIds, categories_of
+from graph.adapters.mem0.entities import EntityIds, categories_of, role_of
 from graph.adapters.mem0.held import Held
 from graph.adapters.mem0.reading import Entity, HistoryEvent
 from graph.adapters.mem0.store import Event
@@ -155,7 +155,7 @@ class Mem0HistoryEvent(TypedDict):
     version_id: str
     """The version (factgraph's fact) this event made or deleted."""
     input: list[dict[str, str]]
-    """The message that made the version (ADD, UPDATE); empty for DELETE."""
+    """The message that made the version (ADD, UPDATE), with its role; empty for DELETE."""
     old_memory: str | None
     """The text before (null for ADD)."""
     new_memory: str | None
@@ -311,7 +311,7 @@ def added_record(stored: Stored) -> Mem0Added:
 def history_record(event: HistoryEvent, ids: EntityIds) -> Mem0HistoryEvent:
     fact, previous = event.fact, event.previous
     deleted = event.event == "DELETE"
-    said = [] if deleted else [{"role": "user", "content": fact.text}]
+    said = [] if deleted else [{"role": role_of(fact.tags), "content": fact.text}]
     return {
         "id": event.id,
         "memory_id": event.memory_id,

@@ -28,7 +28,7 @@ from typing import Any
 
 from graph.adapters.mem0 import store
 from graph.adapters.mem0.base import SOURCE
-from graph.adapters.mem0.entities import EntityIds, owner_scope
+from graph.adapters.mem0.entities import EntityIds, owner_scope, role_tags
 from graph.adapters.mem0.filters import Filter
 from graph.adapters.mem0.held import Held
 from graph.adapters.mem0.reading import Reading
@@ -127,7 +127,7 @@ class Writing(Reading):
         for i, message in enumerate(messages):
             fact: dict[str, Any] = {
                 "text": message.content,
-                "tags": ids.tags(),
+                "tags": [*ids.tags(), *role_tags(message.role)],
                 "source": SOURCE,
                 "metadata": dict(metadata or {}),
                 "session_id": session,
