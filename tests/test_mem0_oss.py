@@ -14,6 +14,7 @@ import pytest
 from starlette.applications import Starlette
 
 from graph.memory import Memory
+from resolvers.http.mem0_paths import is_mem0_path, route_label
 from tests.mem0_helpers import project
 
 
@@ -157,3 +158,14 @@ def test_bad_calls_get_mem0s_errors(server: tuple[httpx.Client, str]) -> None:
     bearer = {"Authorization": f"Bearer {http.headers['X-API-Key']}"}  # mem0's other scheme
     listed = httpx.get(f"{root}/memories", params={"user_id": "jo"}, headers=bearer)
     assert listed.json() == {"results": []}
+
+
+def test_the_server_routes_are_mem0_paths_labelled_without_ids() -> None:
+    """The middlewares answer their errors with mem0's `detail`, and metrics label them by
+    route, never by a memory's id."""
+    assert all(is_mem0_path(p) for p in ("/memories", "/memories/m1/history", "/search"))
+    assert not is_mem0_path("/searches") and not is_mem0_path("/memoriesx")
+    assert {route_label(p) for p in ("/memories", "/memories/m1", "/memories/m1/history")} == {
+        "/memories"
+    }
+    assert route_label("/v1/memories/m1/") == "/v1/memories"
