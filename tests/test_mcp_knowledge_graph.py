@@ -20,6 +20,8 @@ import pytest
 from mcp.client.session import ClientSession
 
 from graph.auth.apikeys import KeyStore
+from graph.config import ConsolidationSettings
+from graph.consolidation import Consolidator
 from graph.memory import Memory
 from graph.storage.db import Database
 from tests.graph_snapshot import snapshot
@@ -210,6 +212,27 @@ def test_deleting_an_entity_deletes_its_relations(kg: ToolsOverHttp) -> None:
     graph = kg.ok("read_graph")
     assert names(graph) == ["Alice", "Charlie"]
     assert graph["relations"] == []
+
+
+def test_deleting_an_entity_keeps_what_is_said_about_another_that_names_it(
+    kg: ToolsOverHttp, memory: Memory, scope: str
+) -> None:
+    """The consolidator links "Alice: works at Acme Corp" to Acme Corp as a mention; the fact
+    is still Alice's observation, and only Alice's deletion may take it."""
+    kg.ok(
+        "create_entities",
+        entities=[person("Alice", "works at Acme Corp"), person("Acme Corp", kind="company")],
+    )
+    kg.ok("create_relations", relations=[link("Alice", "Acme Corp", "works_at")])
+    Consolidator(memory, ConsolidationSettings(time=False, mentions=True)).run(scope)
+    (said,) = [e.node for e in memory.timeline(scope).edges if e.node.object is None]
+    linked = memory.node(scope, said.id)
+    assert linked is not None
+    assert ("entity:acme corp", "mention") in {(n.id, n.relation) for n in linked.neighbours}
+
+    kg.ok("delete_entities", entityNames=["Acme Corp"])
+    alice = {"name": "Alice", "entityType": "person", "observations": ["works at Acme Corp"]}
+    assert kg.ok("read_graph") == {"entities": [alice], "relations": []}
 
 
 def test_deleting_a_missing_entity_is_no_error(kg: ToolsOverHttp) -> None:
