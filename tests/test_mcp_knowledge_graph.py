@@ -96,6 +96,7 @@ def test_answers_carry_the_reference_texts(kg: ToolsOverHttp) -> None:
         "add_observations", observations=[{"entityName": "Nobody", "contents": ["x"]}]
     )
     assert missing.is_error and text_of(missing) == "Entity with name Nobody not found"
+    assert missing.structured_content is None  # the reference's errors are text alone
     removed = kg.call(
         "delete_observations", deletions=[{"entityName": "Alice", "observations": ["likes coffee"]}]
     )

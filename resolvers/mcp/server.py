@@ -58,31 +58,48 @@ def _listing(tool: Tool) -> types.Tool:
     )
 
 
+# Where a tool error's code, message and field are kept for programs, beside the text.
+ERROR_META = "factgraph/error"
+
+
 def tool_error(
-    code: str, message: str, field: str | None = None, *, text: Callable[[str, str], str] = coded
+    code: str,
+    message: str,
+    field: str | None = None,
+    *,
+    text: Callable[[str, str], str] = coded,
+    structured: bool = True,
 ) -> types.CallToolResult:
-    """A failed call as the model sees it: the code and message, the field when there is one
-    (`text` words it as the tool set does)."""
+    """A failed call as the model sees it: text with `isError`, worded as the tool set words
+    it; the code, message and field in `_meta`. With `structured` (a tool without an output
+    schema) they are `structuredContent.error` too: a tool's output schema describes its
+    answer, and the TypeScript SDK's client (1.32) checks any structured content against it,
+    error or not, so such a tool's errors carry none, as the reference server's do."""
     error: dict[str, Any] = {"code": code, "message": message}
     if field is not None:
         error["field"] = field
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text(code, message))],
-        structured_content={"error": error},
+        structured_content={"error": error} if structured else None,
         is_error=True,
+        _meta={ERROR_META: error},
     )
 
 
-def error_result(exc: Exception, text: Callable[[str, str], str] = coded) -> types.CallToolResult:
+def error_result(
+    exc: Exception, text: Callable[[str, str], str] = coded, *, structured: bool = True
+) -> types.CallToolResult:
     """The tool error for `exc`: the caller's mistakes are noted for the request's access-log
     line (INFO, with the code); only an unexpected exception is logged at ERROR."""
     if isinstance(exc, FactgraphError):
         note_error(exc.code, str(exc))
         field = exc.field if isinstance(exc, ValidationError) else None
-        return tool_error(exc.code, str(exc), field, text=text)
+        return tool_error(exc.code, str(exc), field, text=text, structured=structured)
     log.error("unexpected %s in an MCP tool call", type(exc).__name__, exc_info=exc)
     note_error("INTERNAL_SERVER_ERROR", type(exc).__name__)
-    return tool_error("INTERNAL_SERVER_ERROR", "Internal server error", text=text)
+    return tool_error(
+        "INTERNAL_SERVER_ERROR", "Internal server error", text=text, structured=structured
+    )
 
 
 def refusal(code: int, exc: FactgraphError) -> MCPError:
@@ -123,9 +140,9 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        tool = tools.get(params.name)
         try:
             who = caller_of(ctx)
-            tool = tools.get(params.name)
             if tool is None:
                 raise ValidationError("name", f"unknown tool {params.name!r}")
             check_role(who.role, tool.role)
@@ -135,7 +152,8 @@ def build_server(
             )
             text = tool.text(result)
         except Exception as exc:  # every failure is the model's to read, never a crash
-            return error_result(exc, tool_set.error_text)
+            structured = tool is None or tool.output_schema is None
+            return error_result(exc, tool_set.error_text, structured=structured)
         if tool.name in ("remember", "validate"):
             metrics.record_decision(_kind_of(result))
         elif tool.name == "remember_many":
