@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.to_thread
 import mcp_types as types
@@ -38,7 +38,9 @@ from resolvers.mcp.toolsets import FACTGRAPH
 log = logging.getLogger("factgraph.mcp")
 
 CallerOf = Callable[[ServerRequestContext[Any]], Caller]
-MemoryOf = Callable[[ServerRequestContext[Any]], Memory]
+MemoryOf = Callable[[ServerRequestContext[Any]], Memory]  # may block: called in a worker thread
+A = TypeVar("A")
+R = TypeVar("R")
 
 
 def _listing(tool: Tool) -> types.Tool:
@@ -148,7 +150,7 @@ def build_server(
             check_role(who.role, tool.role)
             arguments = checkers[tool.name].check(params.arguments)
             result = await anyio.to_thread.run_sync(
-                partial(tool.run, memory_of(ctx), who, arguments)
+                partial(_with_memory, tool.run, memory_of, ctx, who, arguments)
             )
             text = tool.text(result)
         except Exception as exc:  # every failure is the model's to read, never a crash
@@ -182,7 +184,9 @@ def build_server(
         who = caller(ctx)
         uri = str(params.uri)
         try:
-            text = await anyio.to_thread.run_sync(partial(resources.read, memory_of(ctx), who, uri))
+            text = await anyio.to_thread.run_sync(
+                partial(_with_memory, resources.read, memory_of, ctx, who, uri)
+            )
         except NotFound as exc:
             raise refusal(-32002, exc) from None
         except FactgraphError as exc:
@@ -232,6 +236,18 @@ async def note_protocol_errors(
     except pydantic.ValidationError:
         note_error("INVALID_PARAMS", "Invalid request parameters")
         raise
+
+
+def _with_memory(
+    work: Callable[[Memory, Caller, A], R],
+    memory_of: MemoryOf,
+    ctx: ServerRequestContext[Any],
+    who: Caller,
+    argument: A,
+) -> R:
+    """`work` on the request's memory, in the worker thread: on stdio `memory_of` waits while
+    the memory loads, which must not hold up the event loop (pings, other requests)."""
+    return work(memory_of(ctx), who, argument)
 
 
 def _kind_of(result: dict[str, Any]) -> str:
