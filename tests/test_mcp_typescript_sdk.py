@@ -5,7 +5,8 @@ result's structured content against the tool's output schema, errors included, s
 error must be what the reference server answers: text with `isError: true` and no structured
 content, or the client throws instead of showing the tool's message. One node process per
 transport (tests/mcp_clients/typescript_sdk.cjs) lists the tools, calls one that succeeds and
-two that fail, over stdio (a `factgraph mcp` it spawns) and over HTTP (/mcp/memory and /mcp).
+two that fail, over stdio (a `factgraph mcp` it spawns) and over HTTP (/mcp/memory,
+/mcp/neo4j-memory and /mcp).
 """
 
 from __future__ import annotations
@@ -76,6 +77,10 @@ def test_a_typescript_host_over_stdio_reads_the_tools_errors(scope: str) -> None
 def test_a_typescript_host_over_http_reads_the_tools_errors(server_url: str, scope: str) -> None:
     seen = typescript_client("http", server_url, scope)
     assert_the_memory_tools_answer_as_the_reference_does(seen["memory"])
+    neo4j_memory = seen["neo4jMemory"]  # no output schemas: structured errors are harmless
+    assert neo4j_memory["found"]["structured"]["entities"][0]["name"] == "Alice"
+    assert neo4j_memory["missing"]["isError"]
+    assert neo4j_memory["missing"]["text"] == "Entity with name Nobody not found"
     own = seen["factgraph"]
     assert ["remember", False] in own["tools"]
     assert own["remembered"]["structured"]["decision"] == "stored"

@@ -1,7 +1,7 @@
 // The MCP TypeScript SDK's own client (`@modelcontextprotocol/sdk`, the SDK desktop hosts and
 // editors are built on) against factgraph, run by tests/test_mcp_typescript_sdk.py:
 //   node typescript_sdk.cjs FOLDER stdio COMMAND ARG...   (a `factgraph mcp` it spawns)
-//   node typescript_sdk.cjs FOLDER http URL SCOPE          (URL/mcp/memory and URL/mcp)
+//   node typescript_sdk.cjs FOLDER http URL SCOPE   (URL/mcp/memory, /mcp/neo4j-memory, /mcp)
 // FOLDER holds node_modules/@modelcontextprotocol/sdk. It lists the tools (which arms the
 // client's output-schema check), makes a call that succeeds and calls that fail, and prints
 // what the SDK handed back as one JSON line: a failure as the exception it threw.
@@ -52,6 +52,12 @@ const FACTGRAPH_CALLS = [
   ["badTopK", "search", { query: "tea", top_k: 500 }],
 ];
 
+// mcp-neo4j-memory's tools, on the graph the calls above made (one graph per scope).
+const NEO4J_MEMORY_CALLS = [
+  ["found", "find_memories_by_name", { names: ["Alice"] }],
+  ["missing", "add_observations", { observations: [{ entityName: "Nobody", observations: ["x"] }] }],
+];
+
 async function main(folder, mode, ...rest) {
   const load = createRequire(path.join(folder, "package.json"));
   const sdk = {
@@ -76,6 +82,7 @@ async function main(folder, mode, ...rest) {
     });
   return {
     memory: await session(sdk, over("/mcp/memory"), MEMORY_CALLS),
+    neo4jMemory: await session(sdk, over("/mcp/neo4j-memory"), NEO4J_MEMORY_CALLS),
     factgraph: await session(sdk, over("/mcp"), FACTGRAPH_CALLS),
   };
 }
