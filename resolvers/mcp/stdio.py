@@ -23,9 +23,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.stdio import stdio_server
+from neo4j.exceptions import Neo4jError
 
 from graph.auth.roles import Role
 from graph.errors import DatabaseUnavailable, FactgraphError
+from graph.platform.neo4j_local import Neo4jSetupError
 from graph.write.validation import check_scope
 from resolvers.mcp.server import build_server
 from resolvers.mcp.toolset import Caller, ToolSet
@@ -74,7 +76,10 @@ class LazyMemory:
                     self._failure = exc
                     raise
                 except Exception as exc:  # a setup failure: the operator's to fix, not a crash
-                    log.error("could not start the memory", exc_info=exc)
+                    # Neo4j that cannot be set up or refuses us says why in words, as the
+                    # command line says it; anything else is logged with its traceback.
+                    known = isinstance(exc, Neo4jSetupError | Neo4jError)
+                    log.error("factgraph could not start: %s", exc, exc_info=None if known else exc)
                     self._failure = DatabaseUnavailable(f"factgraph could not start: {exc}")
                     raise self._failure from exc
             return self._memory
