@@ -160,6 +160,9 @@ def test_a_text_in_sections_has_a_vector_for_each(memory: Memory, scope: str) ->
     text = "Marta prefers tabs\x1e\x1e  \x1eShe rides to work\x1eand keeps bees"
     assert chunks.sections(text) == [(0, 18), (23, 40), (41, 55)]
     assert chunks.sections("no sections") == [(0, 11)]
+    many = "\x1e".join("ab" for _ in range(1000))  # past the cap: the rest is one section
+    cut = chunks.sections(many)
+    assert len(cut) == chunks.MAX_SECTIONS and cut[-1] == (3 * (chunks.MAX_SECTIONS - 1), len(many))
     memory.remember(scope, {"text": text, "session_id": "s"})
     (made,) = chunks_of(memory.db, scope).values()
     assert spans(made) == [(1, 23, 40), (2, 41, 55)]

@@ -69,13 +69,18 @@ def context_of(index_text: str, text: str) -> tuple[str, str] | None:
 
 # Cuts a text into sections, each embedded on its own (U+001E, the ASCII record separator).
 SECTION = "\x1e"
+# Sections past this many are embedded together as the last one: each section is at least one
+# model pass, and a 64,000-character text of one-letter sections would otherwise cost 32,000
+# (a long text without sections makes about 32 windows).
+MAX_SECTIONS = 32
 
 
 def sections(text: str) -> list[tuple[int, int]]:
     """The (start, end) of each section of a text: the parts between SECTION characters that
-    hold more than blanks; the whole text when it has none. A store whose items have several
-    searchable fields (LangGraph's `index` fields) writes each as a section, so that each is a
-    vector of its own and the item scores by its best field, not by their blend."""
+    hold more than blanks (at most MAX_SECTIONS); the whole text when it has none. A store
+    whose items have several searchable fields (LangGraph's `index` fields) writes each as a
+    section, so that each is a vector of its own and the item scores by its best field, not
+    by their blend."""
     if SECTION not in text:
         return [(0, len(text))]
     found: list[tuple[int, int]] = []
@@ -84,6 +89,8 @@ def sections(text: str) -> list[tuple[int, int]]:
         if part.strip():
             found.append((start, start + len(part)))
         start += len(part) + 1
+    if len(found) > MAX_SECTIONS:
+        found[MAX_SECTIONS - 1 :] = [(found[MAX_SECTIONS - 1][0], found[-1][1])]
     return found or [(0, len(text))]
 
 
