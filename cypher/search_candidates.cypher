@@ -343,9 +343,8 @@ CALL (ft, ps, vec, graph) {
     recorded_at: toString(n.recorded_at), updated_at: toString(n.updated_at),
     expired_at: toString(n.expired_at), expires_at: toString(n.expires_at),
     last_accessed_at: toString(n.last_accessed_at)}
-    ELSE n {.id, .importance, .strength, .subject, .session_id, .turn, chars: size(n.text),
-    valid_from: toString(n.valid_from), recorded_at: toString(n.recorded_at),
-    last_accessed_at: toString(n.last_accessed_at)} END)
+    ELSE n {.id, .importance, .strength, .subject, chars: size(n.text),
+    recorded_at: toString(n.recorded_at), last_accessed_at: toString(n.last_accessed_at)} END)
     AS facts
 }
 // The vector score of every candidate the vector list did not return (the best of its own

@@ -6,7 +6,6 @@ from graph.search.fusion import combsum, rrf, weighted_fusion
 from graph.search.lucene import escape, to_lucene
 from graph.search.options import (
     DEFAULT_CHUNK_DISCOUNT,
-    DEFAULT_SPREAD_TURNS,
     DEFAULT_SUBJECT_BOOST,
     DEFAULT_TEXT_MATCH_CHARS,
     Decay,
@@ -21,7 +20,6 @@ from graph.search.types import Hit, ListRank, RelatedFact, SearchResult
 
 __all__ = [
     "DEFAULT_CHUNK_DISCOUNT",
-    "DEFAULT_SPREAD_TURNS",
     "DEFAULT_SUBJECT_BOOST",
     "DEFAULT_TEXT_MATCH_CHARS",
     "Decay",

@@ -82,11 +82,6 @@ class Brief:
     subject: str | None = None
     # The length of its text: a word match in a long text says less (options.text_match_chars).
     chars: int = 0
-    # Where it was said: the hits are spread over sessions (graph/search/spread.py) and a thread
-    # is told in time order.
-    session_id: str | None = None
-    turn: int | None = None
-    valid_from: datetime | None = None
 
     @classmethod
     def from_map(cls, props: dict[str, Any]) -> Brief:
@@ -100,9 +95,6 @@ class Brief:
             last_accessed_at=read_time(props.get("last_accessed_at")),
             subject=props.get("subject"),
             chars=int(props.get("chars") or 0),
-            session_id=props.get("session_id"),
-            turn=props.get("turn"),
-            valid_from=read_time(props.get("valid_from")),
         )
 
     @classmethod
@@ -115,9 +107,6 @@ class Brief:
             last_accessed_at=fact.last_accessed_at,
             subject=fact.subject,
             chars=len(fact.text),
-            session_id=fact.session_id,
-            turn=fact.turn,
-            valid_from=fact.valid_from,
         )
 
 

@@ -37,7 +37,6 @@ from graph.search.related import finish
 from graph.search.relevance import by_relevance, relevances
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
-from graph.search.spread import spread
 from graph.search.subjects import boosted
 from graph.search.types import Hit, ListRank, Scored, SearchResult
 from graph.storage.db import Database
@@ -239,14 +238,6 @@ def order(
         score = composite(standing, brief.importance, rec, weights) * factor
         rows.append((-score, place, fid, fused_score, rec, factor))
     rows.sort()
-    if options.spread_turns or options.per_session:
-        rows = spread(
-            rows,
-            lambda row: (briefs[row[2]].session_id, briefs[row[2]].turn),
-            gap=options.spread_turns,
-            per_session=options.per_session,
-            depth=limit,
-        )
     chosen = rows if limit is None else rows[:limit]
     wanted = {row[2] for row in chosen}
     if not relevance:

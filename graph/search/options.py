@@ -45,11 +45,8 @@ DEFAULT_CHUNK_DISCOUNT = 0.005
 # with this (0.77 also beside other scopes' facts). LoCoMo's turns are short: no figure moved
 # from 400 to 2,000 (bench/ranker.py, bench/README.md "Long texts in the text lists").
 DEFAULT_TEXT_MATCH_CHARS = 500
-# Among the top hits, a candidate within this many turns of a better hit of the same session
-# waits below the others (graph/search/spread.py): the turn window returns it beside that hit.
-# Measured on the three development sets in bench/README.md "Questions that need many pieces".
-DEFAULT_SPREAD_TURNS = 0
-# A thread search ranks at least this many candidates per list: its hits are many pieces.
+# A thread search (`thread`) ranks at least this many candidates per list: its hits are many
+# pieces of one topic (bench/README.md "Questions that need many pieces").
 THREAD_CANDIDATES = 100
 
 
@@ -144,11 +141,6 @@ class SearchOptions:
     newer_first: bool = True
     # Hits whose relevance is below this are left out (0..1; 0 keeps every hit).
     min_score: float = 0.0
-    # Among the top hits, candidates within this many turns of a better hit of the same
-    # session wait below the others (0: as ranked); `per_session` caps one session's hits
-    # the same way (0: no cap). The best hit always stays first.
-    spread_turns: int = DEFAULT_SPREAD_TURNS
-    per_session: int = 0
     # The hits as a thread: the top_k facts of the query's topic in the order they were said
     # (valid from, then session and turn), from a deeper pool of candidates.
     thread: bool = False
@@ -198,8 +190,6 @@ class SearchOptions:
         _number("min_score", self.min_score, 0.0, 1.0)
         _number("chunk_discount", self.chunk_discount, 0.0, 1.0)
         _int_range("text_match_chars", self.text_match_chars, 0, 1_000_000)
-        _int_range("spread_turns", self.spread_turns, 0, MAX_TURNS)
-        _int_range("per_session", self.per_session, 0, MAX_TOP_K)
         for flag in ("passages", "newer_first", "thread"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValidationError(flag, "must be true or false")

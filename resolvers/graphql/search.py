@@ -116,16 +116,6 @@ class SearchOptionsInput:
         default=0.0,
         description="Leave out hits whose relevance is below this (0..1; 0 keeps all).",
     )
-    spread_turns: int = strawberry.field(
-        default=domain.DEFAULT_SPREAD_TURNS,
-        description="Among the top hits, a fact within this many turns of a better hit of the "
-        "same session ranks below the others (0..20; 0: as ranked). The best hit stays first.",
-    )
-    per_session: int = strawberry.field(
-        default=0,
-        description="Among the top hits, at most this many of one session before the others "
-        "(0: no cap). The best hit stays first.",
-    )
     thread: bool = strawberry.field(
         default=False,
         description="Return the thread of the query's topic: the topK facts that bear on it "
@@ -153,8 +143,6 @@ class SearchOptionsInput:
             "text_match_chars": self.text_match_chars,
             "newer_first": self.newer_first,
             "min_score": self.min_score,
-            "spread_turns": self.spread_turns,
-            "per_session": self.per_session,
             "thread": self.thread,
         }
         if self.fusion is not None:
