@@ -116,6 +116,11 @@ class SearchOptionsInput:
         default=0.0,
         description="Leave out hits whose relevance is below this (0..1; 0 keeps all).",
     )
+    thread: bool = strawberry.field(
+        default=False,
+        description="Return the thread of the query's topic: the topK facts that bear on it "
+        "most, from a deeper pool, in the order they were said (valid from, session, turn).",
+    )
 
     def to_domain(self) -> domain.SearchOptions:
         values: dict[str, Any] = {
@@ -138,6 +143,7 @@ class SearchOptionsInput:
             "text_match_chars": self.text_match_chars,
             "newer_first": self.newer_first,
             "min_score": self.min_score,
+            "thread": self.thread,
         }
         if self.fusion is not None:
             f = self.fusion
