@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import pytz
 
 from graph.errors import ValidationError
+from graph.storage.parameters import INT64_MAX, check_offset
 from graph.write.facts import FactInput
 from graph.write.turn_fields import lifted
 
@@ -54,6 +55,7 @@ def _aware(name: str, value: datetime | None) -> datetime | None:
         raise ValidationError(name, "must be a datetime")
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
+    check_offset(name, value)
     if isinstance(value.tzinfo, ZoneInfo):
         return _driver_safe_zone(value, value.tzinfo)
     return value
@@ -141,8 +143,12 @@ def validate(fact: FactInput) -> FactInput:
         raise ValidationError("importance", f"{fact.importance} is outside 0..10")
     if fact.turn is not None and (isinstance(fact.turn, bool) or not isinstance(fact.turn, int)):
         raise ValidationError("turn", "must be an integer")
-    if fact.turn is not None and fact.turn < 0:
-        raise ValidationError("turn", "must not be negative")
+    if fact.turn is not None and not 0 <= fact.turn <= INT64_MAX:
+        raise ValidationError("turn", "must be from 0 to 2**63 - 1")
+    if fact.id is not None and (not fact.id.strip() or "/" in fact.id):
+        # An id is a path segment of mem0's and REST's routes (/v1/memories/{id}/): one with
+        # a slash could be written but never addressed there.
+        raise ValidationError("id", "must be non-empty and hold no '/'")
     if len(fact.tags) > MAX_TAGS:
         raise ValidationError("tags", f"more than {MAX_TAGS} tags")
     tags: list[str] = []

@@ -1,6 +1,8 @@
 """The routes of mem0's platform API that its Python (1.x, 2.x) and JavaScript clients call.
 
-Paths keep mem0's trailing slashes. docs/mem0.md describes them and the mapping onto factgraph.
+Paths keep mem0's trailing slashes. An entity id may hold `/` (`team/alice`): the delete route
+takes the rest of the path as the id, so `team%2Falice` (decoded once, by the server) and
+`team/alice` both address it. docs/mem0.md describes them and the mapping onto factgraph.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ routes = [
     Route("/v1/memories/{memory_id}/", memories.delete, methods=["DELETE"]),
     Route("/v1/memories/{memory_id}/history/", memories.history, methods=["GET"]),
     Route("/v1/entities/", entities.listed, methods=["GET"]),
-    Route("/v2/entities/{entity_type}/{entity_id}/", entities.delete, methods=["DELETE"]),
+    Route("/v2/entities/{entity_type}/{entity_id:path}/", entities.delete, methods=["DELETE"]),
     Route("/v1/batch/", batch.update_many, methods=["PUT"]),
     Route("/v1/batch/", batch.delete_many, methods=["DELETE"]),
     Route("/v1/feedback/", batch.feedback, methods=["POST"]),
