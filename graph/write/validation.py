@@ -38,6 +38,14 @@ def check_scope(scope: str) -> str:
     return scope
 
 
+def whole(value: Any) -> Any:
+    """An integral float (`9.0`, which JSON Schema counts as an integer, and which JSON
+    clients in JavaScript may send for 9) as the int it is; anything else as it was."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def check_reason(reason: str) -> str:
     """A reason given for a supersede or a status change: the audit keeps it, so it must say
     something and fit a field."""
@@ -120,8 +128,8 @@ def validate(fact: FactInput) -> FactInput:
         raise ValidationError("text", "must not be empty")
     if not isinstance(fact.metadata, dict):
         raise ValidationError("metadata", "must be a JSON object")
-    session_id, turn = lifted(fact.session_id, fact.turn, fact.metadata)
-    if (session_id, turn) != (fact.session_id, fact.turn):
+    session_id, turn = lifted(fact.session_id, whole(fact.turn), fact.metadata)
+    if session_id != fact.session_id or turn is not fact.turn:  # 9 == 9.0: not enough
         fact = dataclasses.replace(fact, session_id=session_id, turn=turn)
     if len(fact.text) > MAX_TEXT_CHARS:
         raise ValidationError("text", f"longer than {MAX_TEXT_CHARS} characters")

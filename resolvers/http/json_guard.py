@@ -1,17 +1,18 @@
 """Refuse JSON no route could take, once for every route, before any of them parses it.
 
-Four kinds of body used to reach a route and fail deep inside it, as a 500: bytes that are not
+Three kinds of body used to reach a route and fail deep inside it, as a 500: bytes that are not
 UTF-8, arrays and objects nested past what a recursive parser can follow (`RecursionError` at
 about 1,000 levels, in `json.loads`, in GraphQL's variable coercion, in `json.dumps` of
-metadata), integers past 64 bits (the Neo4j driver cannot pack them), and strings holding an
-unpaired UTF-16 surrogate (`"\\ud800"`: JSON may escape one, but no such string can be stored,
-embedded or indexed). `JsonGuard` answers each with 400 `BAD_USER_INPUT` naming where it is
-(`body`, or a path such as `memories[0].turn`), GraphQL-shaped on /graphql; GraphQL's own
-parser calls `check` for what a GET carries in its query string.
+metadata), and strings holding an unpaired UTF-16 surrogate (`"\\ud800"`: JSON may escape one,
+but no such string can be stored, embedded or indexed). `JsonGuard` answers each with 400
+`BAD_USER_INPUT` naming where it is (`body`, or a path such as `memories[0].content`),
+GraphQL-shaped on /graphql; GraphQL's own parser calls `check` for what a GET carries in its
+query string. (An integer past 64 bits is refused where it would reach Neo4j: by the field's
+check, and by `graph.storage.parameters` before any query; metadata keeps it, as JSON text.)
 
 The checks look at the raw bytes first, at C speed: a body with fewer brackets than the depth
-limit cannot nest too deep, one without a 19-digit run holds no 64-bit overflow, one without
-`\\u` no escaped surrogate. Only a body that fails such a look is parsed here.
+limit cannot nest too deep, one without `\\u` holds no escaped surrogate. Only a body that
+fails such a look is parsed here.
 """
 
 from __future__ import annotations
@@ -31,11 +32,9 @@ from resolvers.http.observe import send_error
 # free-form but stored as one JSON string) and far below the ~1,000 levels at which Python's
 # recursive parsers and serialisers stop.
 MAX_DEPTH = 64
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
-_LONG_DIGITS = re.compile(rb"\d{19}")  # 2**63 has 19 digits
 _OPEN = frozenset(b"[{")
 _FORMS = ("multipart/form-data", "application/x-www-form-urlencoded")
 
@@ -51,17 +50,13 @@ def check(body: bytes) -> None:
             ) from None
     if body.count(b"[") + body.count(b"{") > MAX_DEPTH and _too_deep(body):
         raise ValidationError("body", f"nests arrays and objects deeper than {MAX_DEPTH} levels")
-    if b"\\u" not in body and not _LONG_DIGITS.search(body):
+    if b"\\u" not in body:
         return
     try:
         parsed = json.loads(body)
     except ValueError:
         return  # not JSON: the route answers that itself
     for where, value in _leaves(parsed, ""):
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int) and not INT64_MIN <= value <= INT64_MAX:
-            raise ValidationError(where or "body", "is an integer outside the signed 64-bit range")
         if isinstance(value, str) and _lone_surrogate(value):
             raise ValidationError(
                 where or "body",

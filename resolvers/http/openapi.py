@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, Literal, Required, TypeVar
 
-from pydantic import ConfigDict, TypeAdapter, WithJsonSchema, with_config
+from pydantic import ConfigDict, Field, TypeAdapter, WithJsonSchema, with_config
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -46,6 +46,23 @@ def body_schema(cls: T) -> T:
     return with_config(ConfigDict(use_attribute_docstrings=True))(cls)
 
 
+def ruled_body_schema(rule: dict[str, Any]) -> Callable[[T], T]:
+    """`body_schema` for an object with a rule across its fields that the server enforces
+    (at least one of several fields, not all of them zero), stated as JSON Schema."""
+
+    def decorate(cls: T) -> T:
+        _BODIES[cls.__name__] = cls
+        config = ConfigDict(use_attribute_docstrings=True, json_schema_extra=rule)
+        return with_config(config)(cls)
+
+    return decorate
+
+
+def one_of_fields(*names: str) -> dict[str, Any]:
+    """The rule of an object that must carry at least one of `names`."""
+    return {"anyOf": [{"required": [name]} for name in names]}
+
+
 def open_body_schema(cls: T) -> T:
     """`body_schema` for an object that may carry fields beyond those named (they are
     ignored): `additionalProperties` stays open."""
@@ -53,6 +70,8 @@ def open_body_schema(cls: T) -> T:
     return with_config(ConfigDict(use_attribute_docstrings=True, extra="allow"))(cls)
 
 
+# A string the server refuses when empty or blank (an id, a name).
+NonEmpty = Annotated[str, Field(min_length=1, pattern=r"\S")]
 # A date and time as the REST answers write it (ISO 8601, with its offset).
 Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
 
@@ -99,6 +118,8 @@ class Param:
     description: str
     schema: Any = str
     required: bool = False
+    media_type: str | None = None
+    """Set: the value is this media type's text (JSON in a query string), of type `schema`."""
 
 
 @dataclass(frozen=True)
@@ -273,7 +294,7 @@ def _operation(
     params = [*op.params]
     named = {p.name for p in params if p.location == "path"}
     params += [
-        Param(name, "path", f"The `{name}` of the path.", required=True)
+        Param(name, "path", f"The `{name}` of the path.", NonEmpty, required=True)
         for name in route.param_convertors
         if name not in named
     ]
@@ -291,7 +312,11 @@ def _operation(
                 "in": p.location,
                 "description": p.description,
                 "required": p.required or p.location == "path",
-                "schema": inline[p.schema],
+                **(
+                    {"content": {p.media_type: {"schema": inline[p.schema]}}}
+                    if p.media_type
+                    else {"schema": inline[p.schema]}
+                ),
             }
             for p in params
         ]
@@ -340,7 +365,7 @@ def _types_of(ops: Iterable[Operation]) -> list[Any]:
         for t in [*own, *(p.schema for p in op.params)]:
             if t is not None and t not in types:
                 types.append(t)
-    for t in [*shared, str]:  # str: the schema of a path parameter
+    for t in [*shared, NonEmpty]:  # the schema of a path parameter
         if t not in types:
             types.append(t)
     return types
@@ -386,7 +411,8 @@ def _tidy(schema: Any) -> Any:
         return [_tidy(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: _tidy(v) for k, v in schema.items() if k != "properties"}
+    # A rule's `not` says which values are refused, so it is left open.
+    out = {k: v if k == "not" else _tidy(v) for k, v in schema.items() if k != "properties"}
     if isinstance(out.get("description"), str):  # a docstring's line breaks
         out["description"] = re.sub(r"\s*\n\s*", " ", out["description"])
     if "properties" in schema:

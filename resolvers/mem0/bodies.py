@@ -10,21 +10,35 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Required, get_args
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 from typing_extensions import TypedDict
 
 from graph.adapters.mem0.entities import KINDS
 from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
-from resolvers.http.openapi import Param, body_schema, open_body_schema
+from resolvers.http.openapi import (
+    JSON,
+    NonEmpty,
+    Param,
+    body_schema,
+    one_of_fields,
+    open_body_schema,
+    ruled_body_schema,
+)
 
 MAX_PAGE_SIZE = 200
+MAX_PAGE = 1_000_000
 MAX_BATCH = 1_000
 
-# What mem0 takes for a time: a Unix time in seconds or an ISO-8601 date-time.
-Moment = float | str
+# What mem0 takes for a time: a Unix time in seconds or an ISO-8601 date-time; an expiration
+# and a filter's bound may also be a day (YYYY-MM-DD).
+UnixTime = Annotated[float, Field(ge=0, le=1e11)]
+IsoMoment = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+IsoDay = Annotated[str, WithJsonSchema({"type": "string", "format": "date"})]
+Moment = UnixTime | IsoMoment
+DayOrTime = UnixTime | IsoDay | IsoMoment
 # An id in a search or list: a value, a list of values (any of them) or `"*"` (any id of the
 # kind), or mem0's operators on it (`{"in": [...]}`, `{"ne": ...}`).
-IdFilter = str | list[str] | dict[str, Any]
+IdFilter = NonEmpty | list[NonEmpty] | dict[str, Any]
 Verdict = Literal["POSITIVE", "NEGATIVE", "VERY_NEGATIVE"]
 FEEDBACK: tuple[str, ...] = get_args(Verdict)
 
@@ -46,7 +60,7 @@ class Mem0MessageIn(TypedDict, total=False):
 
     role: str
     """Who said it (`user` unless given)."""
-    content: Required[Annotated[str, Field(min_length=1)]]
+    content: Required[NonEmpty]
     """What was said: stored as a memory's text."""
 
 
@@ -54,7 +68,7 @@ class Mem0MessageIn(TypedDict, total=False):
 class Mem0Context(TypedDict, total=False):
     """What mem0's 1.x client sends with every call once /v1/ping/ answered it."""
 
-    project_id: str
+    project_id: NonEmpty
     """The project the call works on, unless `X-Scope` or `scope` names it."""
     org_id: str
     """Accepted and ignored (factgraph has no organisations)."""
@@ -65,13 +79,13 @@ class Mem0Ids(TypedDict, total=False):
     """The ids a memory carries; its owner is its `user_id`, else `agent_id`, `app_id`,
     `run_id`."""
 
-    user_id: str
+    user_id: NonEmpty
     """A user (the owner, when given): its memories live in scope `<project>/user:<id>`."""
-    agent_id: str
+    agent_id: NonEmpty
     """An agent."""
-    app_id: str
+    app_id: NonEmpty
     """An app."""
-    run_id: str
+    run_id: NonEmpty
     """A run: also the facts' session, the messages its next turns."""
 
 
@@ -119,7 +133,7 @@ class Mem0IgnoredInAdd(TypedDict, total=False):
 class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     """An add: the messages, and at least one id (at the top level or in `filters`)."""
 
-    messages: Required[list[Mem0MessageIn] | Mem0MessageIn | str]
+    messages: Required[list[Mem0MessageIn] | Mem0MessageIn | NonEmpty]
     """The messages, each stored as a memory: a list, one message, or a user's text."""
     filters: Mem0Ids
     """The ids again, as mem0's 2.x client sends them: they must agree with the top level."""
@@ -130,7 +144,7 @@ class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     consolidator's extraction; false: stored as given."""
     timestamp: Moment | None
     """When it was said: the memories' valid and recorded time."""
-    expiration_date: Moment | None
+    expiration_date: DayOrTime | None
     """The last day the memories are shown (YYYY-MM-DD), or the moment they expire."""
 
 
@@ -165,7 +179,7 @@ class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
     """How many hits at most."""
     threshold: Annotated[float, Field(ge=0, le=1)] | None
     """Leave out hits whose `score` (factgraph's relevance, 0..1) is below this."""
-    reference_date: Moment | None
+    reference_date: DayOrTime | None
     """Read the memories as they stood then (a date is its end)."""
     show_expired: Any
     """Ignored: a search never shows expired memories."""
@@ -193,15 +207,15 @@ class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
 class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
     """A listing of the live memories a filter (naming ids) matches, newest first."""
 
-    page: Annotated[int, Field(ge=1, le=1_000_000, json_schema_extra={"default": 1})]
+    page: Annotated[int, Field(ge=1, le=MAX_PAGE, json_schema_extra={"default": 1})]
     """The page (from 1)."""
     page_size: Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE, json_schema_extra={"default": 100})]
     """Memories per page."""
     keywords: str
     """Only memories whose text contains this (case-insensitive)."""
-    start_date: Moment
+    start_date: DayOrTime
     """Only memories recorded then or later (a date is its whole day)."""
-    end_date: Moment
+    end_date: DayOrTime
     """Only memories recorded then or earlier."""
     show_expired: bool
     """Also list expired memories."""
@@ -219,29 +233,29 @@ class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
     """Ignored: pages are `page` and `page_size`."""
 
 
-@body_schema
+@ruled_body_schema(one_of_fields("text", "data", "metadata", "timestamp", "expiration_date"))
 class Mem0UpdateRequest(Mem0Context, total=False):
     """A change of a memory: a new text supersedes it (a new version, with its own id);
     metadata or expiration date alone change in place."""
 
-    text: Annotated[str, Field(min_length=1)]
+    text: NonEmpty
     """The new text."""
-    data: Annotated[str, Field(min_length=1)]
+    data: NonEmpty
     """The new text, as mem0's older clients name it."""
     metadata: dict[str, Any]
     """The new metadata."""
     timestamp: Moment
     """When the new text was said (with a text only)."""
-    expiration_date: Moment | None
+    expiration_date: DayOrTime | None
     """The new last day (YYYY-MM-DD) or moment; null clears it."""
 
 
-@body_schema
+@ruled_body_schema(one_of_fields("text", "metadata"))
 class Mem0BatchUpdateItem(TypedDict, total=False):
     """One memory of a batch update."""
 
-    memory_id: Required[Annotated[str, Field(min_length=1)]]
-    text: Annotated[str, Field(min_length=1)]
+    memory_id: Required[NonEmpty]
+    text: NonEmpty
     """Its new text (a new version)."""
     metadata: dict[str, Any]
     """Its new metadata."""
@@ -258,7 +272,7 @@ class Mem0BatchUpdateRequest(TypedDict):
 class Mem0BatchDeleteItem(TypedDict):
     """One memory of a batch delete."""
 
-    memory_id: Annotated[str, Field(min_length=1)]
+    memory_id: NonEmpty
 
 
 @body_schema
@@ -272,7 +286,7 @@ class Mem0BatchDeleteRequest(TypedDict):
 class Mem0FeedbackRequest(TypedDict, total=False):
     """Feedback on a memory, kept as an audit event on it."""
 
-    memory_id: Required[Annotated[str, Field(min_length=1)]]
+    memory_id: Required[NonEmpty]
     feedback: Verdict | None
     feedback_reason: str | None
     """Why, in words."""
@@ -293,24 +307,65 @@ PROJECT_PARAMS = (
 )
 MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", required=True)
 PAGE_PARAMS = (
-    Param("page", "query", "The page (from 1); with `page_size`, a page.", int),
-    Param("page_size", "query", f"Memories per page (1 to {MAX_PAGE_SIZE}).", int),
+    Param(
+        "page",
+        "query",
+        "The page (from 1); with `page_size`, a page.",
+        Annotated[int, Field(ge=1, le=MAX_PAGE)],
+    ),
+    Param(
+        "page_size",
+        "query",
+        f"Memories per page (1 to {MAX_PAGE_SIZE}).",
+        Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE)],
+    ),
 )
 _ID_PARAMS = tuple(
-    Param(f"{kind}_id", "query", f"Only memories carrying this {kind} id (`*`: any).")
+    Param(f"{kind}_id", "query", f"Only memories carrying this {kind} id (`*`: any).", NonEmpty)
     for kind in KINDS
 )
+# A date (YYYY-MM-DD, the whole UTC day) or an ISO-8601 date-time, as a query string.
+DayOrMoment = Annotated[
+    str,
+    WithJsonSchema(
+        {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
+    ),
+]
+# A JSON object sent as a query parameter's text (the document says so with `content`).
+JsonText = dict[str, Any]
 LIST_PARAMS = (
     *PROJECT_PARAMS,
     *_ID_PARAMS,
     *PAGE_PARAMS,
-    Param("filters", "query", "mem0's filter grammar, as JSON text (docs/mem0.md)."),
-    Param("metadata", "query", "A JSON object, as text: metadata keys and values to match."),
-    Param("categories", "query", "A category to match; repeat it for any of several."),
-    Param("keywords", "query", "Only memories whose text contains this (case-insensitive)."),
-    Param("start_date", "query", "Only memories recorded then or later."),
-    Param("end_date", "query", "Only memories recorded then or earlier."),
-    Param("show_expired", "query", "`true`: also list expired memories."),
+    Param(
+        "filters",
+        "query",
+        "mem0's filter grammar, as JSON text (docs/mem0.md).",
+        JsonText,
+        media_type=JSON,
+    ),
+    Param(
+        "metadata",
+        "query",
+        "A JSON object, as text: metadata keys and values to match.",
+        JsonText,
+        media_type=JSON,
+    ),
+    Param(
+        "categories",
+        "query",
+        "A category to match; repeat it for any of several.",
+        list[NonEmpty],
+    ),
+    Param(
+        "keywords",
+        "query",
+        "Only memories whose text contains this (case-insensitive).",
+        NonEmpty,
+    ),
+    Param("start_date", "query", "Only memories recorded then or later.", DayOrMoment),
+    Param("end_date", "query", "Only memories recorded then or earlier.", DayOrMoment),
+    Param("show_expired", "query", "`true`: also list expired memories.", bool),
     *(
         Param(name, "query", "Accepted and ignored.")
         for name in ("fields", "version", "output_format", "async_mode", "latest_only", "limit")
@@ -319,6 +374,18 @@ LIST_PARAMS = (
 DELETE_ALL_PARAMS = (
     *PROJECT_PARAMS,
     *_ID_PARAMS,
-    Param("metadata", "query", "A JSON object, as text: metadata keys and values to match."),
-    Param("filters", "query", "mem0's filter grammar, as JSON text, instead of the ids."),
+    Param(
+        "metadata",
+        "query",
+        "A JSON object, as text: metadata keys and values to match.",
+        JsonText,
+        media_type=JSON,
+    ),
+    Param(
+        "filters",
+        "query",
+        "mem0's filter grammar, as JSON text, instead of the ids.",
+        JsonText,
+        media_type=JSON,
+    ),
 )
