@@ -73,7 +73,13 @@ def open_body_schema(cls: T) -> T:
 # A string the server refuses when empty or blank (an id, a name).
 NonEmpty = Annotated[str, Field(min_length=1, pattern=r"\S")]
 # A date and time as the REST answers write it (ISO 8601, with its offset).
-Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+# RFC 3339 allows offsets to ±23:59; Neo4j (and so factgraph) keeps ±18:00 at most.
+DATE_TIME = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": r"(?:[Zz]|[+-](?:(?:0\d|1[0-7]):[0-5]\d|18:00))$",
+}
+Timestamp = Annotated[str, WithJsonSchema(DATE_TIME)]
 
 
 @body_schema

@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 from graph.adapters.mem0.entities import KINDS
 from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
 from resolvers.http.openapi import (
+    DATE_TIME,
     JSON,
     NonEmpty,
     Param,
@@ -32,13 +33,19 @@ MAX_BATCH = 1_000
 # What mem0 takes for a time: a Unix time in seconds or an ISO-8601 date-time; an expiration
 # and a filter's bound may also be a day (YYYY-MM-DD).
 UnixTime = Annotated[float, Field(ge=0, le=1e11)]
-IsoMoment = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+IsoMoment = Annotated[str, WithJsonSchema(DATE_TIME)]
 IsoDay = Annotated[str, WithJsonSchema({"type": "string", "format": "date"})]
 Moment = UnixTime | IsoMoment
 DayOrTime = UnixTime | IsoDay | IsoMoment
 # An id in a search or list: a value, a list of values (any of them) or `"*"` (any id of the
 # kind), or mem0's operators on it (`{"in": [...]}`, `{"ne": ...}`).
-IdFilter = NonEmpty | list[NonEmpty] | dict[str, Any]
+NonEmptyList = Annotated[list[NonEmpty], Field(min_length=1)]
+# mem0's operators on an id: at least one of them (`in` is a keyword: the functional form).
+Mem0IdOperators = TypedDict(
+    "Mem0IdOperators", {"eq": NonEmpty, "ne": NonEmpty, "in": NonEmptyList}, total=False
+)
+ruled_body_schema({"minProperties": 1})(Mem0IdOperators)
+IdFilter = NonEmpty | NonEmptyList | Mem0IdOperators
 Verdict = Literal["POSITIVE", "NEGATIVE", "VERY_NEGATIVE"]
 FEEDBACK: tuple[str, ...] = get_args(Verdict)
 
@@ -58,7 +65,7 @@ def query_names(params: Iterable[Param]) -> tuple[str, ...]:
 class Mem0MessageIn(TypedDict, total=False):
     """One message of an add (other fields of the message are ignored)."""
 
-    role: str
+    role: NonEmpty
     """Who said it (`user` unless given)."""
     content: Required[NonEmpty]
     """What was said: stored as a memory's text."""
@@ -129,11 +136,13 @@ class Mem0IgnoredInAdd(TypedDict, total=False):
     """Ignored: memories written through mem0's API have source `mem0`."""
 
 
-@body_schema
+@ruled_body_schema(one_of_fields("user_id", "agent_id", "app_id", "run_id", "filters"))
 class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     """An add: the messages, and at least one id (at the top level or in `filters`)."""
 
-    messages: Required[list[Mem0MessageIn] | Mem0MessageIn | NonEmpty]
+    messages: Required[
+        Annotated[list[Mem0MessageIn], Field(min_length=1)] | Mem0MessageIn | NonEmpty
+    ]
     """The messages, each stored as a memory: a list, one message, or a user's text."""
     filters: Mem0Ids
     """The ids again, as mem0's 2.x client sends them: they must agree with the top level."""
@@ -165,8 +174,8 @@ class Mem0Narrowing(TypedDict, total=False):
     """A run."""
     metadata: dict[str, Any]
     """Only memories whose metadata holds these keys and values."""
-    categories: list[str]
-    """Only memories in one of these categories."""
+    categories: list[NonEmpty]
+    """Only memories in one of these categories (`[]`: any)."""
 
 
 @body_schema
@@ -211,7 +220,7 @@ class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
     """The page (from 1)."""
     page_size: Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE, json_schema_extra={"default": 100})]
     """Memories per page."""
-    keywords: str
+    keywords: NonEmpty
     """Only memories whose text contains this (case-insensitive)."""
     start_date: DayOrTime
     """Only memories recorded then or later (a date is its whole day)."""
@@ -233,7 +242,13 @@ class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
     """Ignored: pages are `page` and `page_size`."""
 
 
-@ruled_body_schema(one_of_fields("text", "data", "metadata", "timestamp", "expiration_date"))
+@ruled_body_schema(
+    {
+        **one_of_fields("text", "data", "metadata", "timestamp", "expiration_date"),
+        # A new time goes with a new text (the new version holds from it).
+        "dependentSchemas": {"timestamp": one_of_fields("text", "data")},
+    }
+)
 class Mem0UpdateRequest(Mem0Context, total=False):
     """A change of a memory: a new text supersedes it (a new version, with its own id);
     metadata or expiration date alone change in place."""
@@ -327,9 +342,7 @@ _ID_PARAMS = tuple(
 # A date (YYYY-MM-DD, the whole UTC day) or an ISO-8601 date-time, as a query string.
 DayOrMoment = Annotated[
     str,
-    WithJsonSchema(
-        {"anyOf": [{"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]}
-    ),
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "date"}, DATE_TIME]}),
 ]
 # A JSON object sent as a query parameter's text (the document says so with `content`).
 JsonText = dict[str, Any]

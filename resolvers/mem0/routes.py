@@ -7,9 +7,20 @@ takes the rest of the path as the id, so `team%2Falice` (decoded once, by the se
 
 from __future__ import annotations
 
+from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.routing import Route
 
 from resolvers.mem0 import batch, entities, memories, ping
+
+
+class RestOfPath(PathConvertor):
+    """The rest of the path, line breaks included (Starlette's `path` stops at one, and an id
+    holding one then matched no route)."""
+
+    regex = "(?s:.*)"
+
+
+register_url_convertor("rest", RestOfPath())
 
 routes = [
     Route("/v1/ping/", ping.ping, methods=["GET"]),
@@ -26,7 +37,7 @@ routes = [
     Route("/v1/memories/{memory_id}/", memories.delete, methods=["DELETE"]),
     Route("/v1/memories/{memory_id}/history/", memories.history, methods=["GET"]),
     Route("/v1/entities/", entities.listed, methods=["GET"]),
-    Route("/v2/entities/{entity_type}/{entity_id:path}/", entities.delete, methods=["DELETE"]),
+    Route("/v2/entities/{entity_type}/{entity_id:rest}/", entities.delete, methods=["DELETE"]),
     Route("/v1/batch/", batch.update_many, methods=["PUT"]),
     Route("/v1/batch/", batch.delete_many, methods=["DELETE"]),
     Route("/v1/feedback/", batch.feedback, methods=["POST"]),
