@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import graphql
@@ -18,11 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_graphql import Mode, from_schema
+from neo4j import ManagedTransaction, Record
 
+from graph.errors import ValidationError
 from graph.memory import Memory
-from graph.storage.db import Database
+from graph.storage.db import Database, run
 from resolvers.graphql.limits import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS
 from resolvers.graphql.schema import schema
+from tests.mcp_helpers import ToolsOverHttp
 
 TRIED: Counter[str] = Counter()
 
@@ -492,8 +496,33 @@ def test_an_entity_id_with_a_slash_is_addressable(http: httpx.Client, scope: str
 def test_a_fact_id_with_a_slash_is_refused_at_write(memory: Memory, scope: str) -> None:
     """A fact id is a path segment of mem0's and REST's routes: one with `/` could never be
     addressed there, so it is not written."""
-    from graph.errors import ValidationError
-
     with pytest.raises(ValidationError) as refused:
         memory.remember(scope, {"text": "an awkward id", "id": "a/b"})
     assert refused.value.field == "id"
+
+
+def test_mcp_tool_arguments_get_the_same_checks(server_url: str, scope: str) -> None:
+    """MCP's `remember` takes the same values: a tool error naming the field, no fault."""
+    tools = ToolsOverHttp(server_url, "/mcp", scope)
+    assert tools.failed("remember", text="far away", valid_from=FAR_OFFSET)["field"] == "valid_from"
+    assert tools.failed("remember", text="a long turn", turn=2**70)["field"] == "turn"
+    assert tools.ok("remember", text="still serving over MCP")
+
+
+def test_no_query_carries_what_bolt_cannot(db: Database) -> None:
+    """The last line, under every check where values enter: a parameter Neo4j would refuse
+    mid-transaction (an offset past ±18:00) or the driver could not pack (an integer past 64
+    bits) is refused before the query is sent, naming the parameter, and the next query runs."""
+    far = datetime(2024, 1, 1, tzinfo=timezone(timedelta(hours=23)))
+    cases: list[dict[str, Any]] = [{"at": far}, {"rows": [{"turn": 2**64}]}]
+    for params in cases:
+        with pytest.raises(ValidationError) as refused:
+            db.read("health_ping", params)
+        assert refused.value.field in ("at", "turn")
+
+        def work(tx: ManagedTransaction, params: dict[str, Any] = params) -> list[Record]:
+            return run(tx, "health_ping", **params)
+
+        with pytest.raises(ValidationError):
+            db.write_tx(work)
+    assert db.read("health_ping")
