@@ -386,7 +386,36 @@ def _schemas(types: list[Any]) -> tuple[dict[Any, dict[str, Any]], dict[str, Any
     inline = {t: _tidy(schema) for (t, _), schema in keyed.items()}
     components = {name: _tidy(s) for name, s in sorted(definitions.get("$defs", {}).items())}
     _inherit_descriptions(components)
+    for name in _NULL_IS_ABSENT & set(components):
+        _accept_null(components[name])
     return inline, components
+
+
+def null_is_absent(cls: T) -> T:
+    """Mark a body whose handler takes an optional field sent as null as absent: the document
+    then says every optional field may be null."""
+    _NULL_IS_ABSENT.add(cls.__name__)
+    return cls
+
+
+_NULL_IS_ABSENT: set[str] = set()
+
+
+def _accept_null(schema: dict[str, Any]) -> None:
+    required = set(schema.get("required", []))
+    for name, prop in schema.get("properties", {}).items():
+        if name in required or set(prop) <= {"description"} or _allows_null(prop):
+            continue
+        description = prop.pop("description", None)
+        inner = dict(prop)
+        prop.clear()
+        prop["anyOf"] = [*(inner.get("anyOf") or [inner]), {"type": "null"}]
+        if description is not None:
+            prop["description"] = description
+
+
+def _allows_null(prop: dict[str, Any]) -> bool:
+    return prop.get("type") == "null" or any(_allows_null(p) for p in prop.get("anyOf", []))
 
 
 def _inherit_descriptions(components: dict[str, Any]) -> None:

@@ -21,6 +21,7 @@ from resolvers.http.openapi import (
     NonEmpty,
     Param,
     body_schema,
+    null_is_absent,
     one_of_fields,
     open_body_schema,
     ruled_body_schema,
@@ -136,6 +137,7 @@ class Mem0IgnoredInAdd(TypedDict, total=False):
     """Ignored: memories written through mem0's API have source `mem0`."""
 
 
+@null_is_absent
 @ruled_body_schema(one_of_fields("user_id", "agent_id", "app_id", "run_id", "filters"))
 class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     """An add: the messages, and at least one id (at the top level or in `filters`)."""
@@ -178,6 +180,7 @@ class Mem0Narrowing(TypedDict, total=False):
     """Only memories in one of these categories (`[]`: any)."""
 
 
+@null_is_absent
 @body_schema
 class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
     """A search: the query, whose memories (a filter naming ids), how many."""
@@ -212,6 +215,7 @@ class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
     """Ignored."""
 
 
+@null_is_absent
 @body_schema
 class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
     """A listing of the live memories a filter (naming ids) matches, newest first."""
