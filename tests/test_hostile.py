@@ -387,12 +387,17 @@ def test_an_offset_of_18_hours_is_stored(http: httpx.Client, scope: str) -> None
 
 
 def test_an_integer_past_64_bits_is_refused(http: httpx.Client, scope: str) -> None:
-    batch = {"memories": [{"content": "a long turn", "turn": 175916406307078471680}]}
-    assert_refused(
-        http.post("/api/v1/memories/batch", json=batch, headers={"X-Scope": scope}),
-        "memories[0].turn",
-        status=(422,),
-    )
+    """And a turn near 2**63, whose turn window overflowed in Cypher: turns stop at 2**53 - 1,
+    the largest integer every JSON client reads exactly."""
+    for turn in (175916406307078471680, 2**63 - 1, 2**53):
+        batch = {"memories": [{"content": "a long turn", "turn": turn}]}
+        assert_refused(
+            http.post("/api/v1/memories/batch", json=batch, headers={"X-Scope": scope}),
+            "memories[0].turn",
+            status=(422,),
+        )
+    kept = {"content": "the last turn", "session_id": "long", "turn": 2**53 - 1}
+    assert http.post("/api/v1/memories", json=kept, headers={"X-Scope": scope}).status_code == 201
     assert_still_serving(http, scope)
 
 

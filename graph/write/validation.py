@@ -13,9 +13,9 @@ from zoneinfo import ZoneInfo
 import pytz
 
 from graph.errors import ValidationError
-from graph.storage.parameters import INT64_MAX, check_offset
+from graph.storage.parameters import check_offset
 from graph.write.facts import FactInput
-from graph.write.turn_fields import lifted
+from graph.write.turn_fields import MAX_TURN, lifted
 
 # A long text is embedded whole, in chunks of the model's window (graph/write/chunks.py): about
 # 30 chunks at this length. The JSON of a text this long, every character escaped, still fits
@@ -151,8 +151,8 @@ def validate(fact: FactInput) -> FactInput:
         raise ValidationError("importance", f"{fact.importance} is outside 0..10")
     if fact.turn is not None and (isinstance(fact.turn, bool) or not isinstance(fact.turn, int)):
         raise ValidationError("turn", "must be an integer")
-    if fact.turn is not None and not 0 <= fact.turn <= INT64_MAX:
-        raise ValidationError("turn", "must be from 0 to 2**63 - 1")
+    if fact.turn is not None and not 0 <= fact.turn <= MAX_TURN:
+        raise ValidationError("turn", f"must be from 0 to {MAX_TURN}")
     if fact.id is not None and (not fact.id.strip() or "/" in fact.id):
         # An id is a path segment of mem0's and REST's routes (/v1/memories/{id}/): one with
         # a slash could be written but never addressed there.

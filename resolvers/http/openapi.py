@@ -72,6 +72,11 @@ def open_body_schema(cls: T) -> T:
 
 # A string the server refuses when empty or blank (an id, a name).
 NonEmpty = Annotated[str, Field(min_length=1, pattern=r"\S")]
+# Text that is stored or searched: no NUL character (Lucene and the tokenizer take none).
+NoNul = Annotated[str, Field(pattern=r"^[^\x00]*$")]
+# Such text that must say something (blank space first, then a character that is neither:
+# a pattern that cannot backtrack, even over 64,000 characters).
+Prose = Annotated[str, Field(min_length=1, pattern=r"^\s*[^\s\x00][^\x00]*$")]
 # A date and time as the REST answers write it (ISO 8601, with its offset).
 # RFC 3339 allows offsets to ±23:59; Neo4j (and so factgraph) keeps ±18:00 at most.
 DATE_TIME = {

@@ -20,6 +20,7 @@ from resolvers.http.openapi import (
     JSON,
     NonEmpty,
     Param,
+    Prose,
     body_schema,
     null_is_absent,
     one_of_fields,
@@ -68,7 +69,7 @@ class Mem0MessageIn(TypedDict, total=False):
 
     role: NonEmpty
     """Who said it (`user` unless given)."""
-    content: Required[NonEmpty]
+    content: Required[Prose]
     """What was said: stored as a memory's text."""
 
 
@@ -142,9 +143,7 @@ class Mem0IgnoredInAdd(TypedDict, total=False):
 class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     """An add: the messages, and at least one id (at the top level or in `filters`)."""
 
-    messages: Required[
-        Annotated[list[Mem0MessageIn], Field(min_length=1)] | Mem0MessageIn | NonEmpty
-    ]
+    messages: Required[Annotated[list[Mem0MessageIn], Field(min_length=1)] | Mem0MessageIn | Prose]
     """The messages, each stored as a memory: a list, one message, or a user's text."""
     filters: Mem0Ids
     """The ids again, as mem0's 2.x client sends them: they must agree with the top level."""
@@ -185,7 +184,7 @@ class Mem0Narrowing(TypedDict, total=False):
 class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
     """A search: the query, whose memories (a filter naming ids), how many."""
 
-    query: Required[Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]]
+    query: Required[Annotated[Prose, Field(max_length=MAX_QUERY_CHARS)]]
     """What to look for: words, a question."""
     top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})]
     """How many hits at most."""
@@ -257,9 +256,9 @@ class Mem0UpdateRequest(Mem0Context, total=False):
     """A change of a memory: a new text supersedes it (a new version, with its own id);
     metadata or expiration date alone change in place."""
 
-    text: NonEmpty
+    text: Prose
     """The new text."""
-    data: NonEmpty
+    data: Prose
     """The new text, as mem0's older clients name it."""
     metadata: dict[str, Any]
     """The new metadata."""
@@ -274,7 +273,7 @@ class Mem0BatchUpdateItem(TypedDict, total=False):
     """One memory of a batch update."""
 
     memory_id: Required[NonEmpty]
-    text: NonEmpty
+    text: Prose
     """Its new text (a new version)."""
     metadata: dict[str, Any]
     """Its new metadata."""
@@ -324,7 +323,7 @@ PROJECT_PARAMS = (
     Param("project_id", "query", "The project, as mem0's 1.x client sends it."),
     Param("org_id", "query", "Accepted and ignored."),
 )
-MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", required=True)
+MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", NonEmpty, required=True)
 PAGE_PARAMS = (
     Param(
         "page",

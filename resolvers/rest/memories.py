@@ -26,9 +26,9 @@ from starlette.routing import Route
 from typing_extensions import TypedDict
 
 from graph.errors import FactgraphError, NotFound, ValidationError
-from graph.storage.parameters import INT64_MAX
 from graph.write.batch import checked_size
 from graph.write.facts import Decision, DecisionKind, Fact, FactStatus
+from graph.write.turn_fields import MAX_TURN
 from graph.write.validation import MAX_FIELD_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
 from resolvers.http.context import authorize, memory_of, rest_scope
 from resolvers.http.openapi import (
@@ -36,6 +36,7 @@ from resolvers.http.openapi import (
     NOT_FOUND,
     SCOPE_PARAMS,
     ErrorBody,
+    Prose,
     Reply,
     Timestamp,
     body_schema,
@@ -50,7 +51,7 @@ Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
 class MemoryWrite(TypedDict, total=False):
     """A memory to store. Only `content` is required; a field sent as null counts as absent."""
 
-    content: Required[Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]]
+    content: Required[Annotated[Prose, Field(max_length=MAX_TEXT_CHARS)]]
     """The text (no NUL character)."""
     tags: (
         Annotated[
@@ -77,7 +78,7 @@ class MemoryWrite(TypedDict, total=False):
     object: Text | None
     session_id: Text | None
     """The conversation it belongs to."""
-    turn: Annotated[int, Field(ge=0, le=INT64_MAX)] | None
+    turn: Annotated[int, Field(ge=0, le=MAX_TURN)] | None
     """Its position in that conversation."""
     valid_from: Timestamp | None
     """When it became true in the world (default: now)."""

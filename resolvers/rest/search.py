@@ -25,7 +25,7 @@ from typing_extensions import TypedDict
 
 from graph.errors import FactgraphError, ValidationError
 from graph.search import SearchOptions, SearchResult
-from graph.search.options import MAX_TOP_K, MAX_TURNS
+from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K, MAX_TURNS
 from graph.write.facts import Fact
 from graph.write.validation import whole
 from resolvers.http.context import authorize, memory_of, rest_scope
@@ -35,6 +35,7 @@ from resolvers.http.openapi import (
     SCOPE_PARAMS,
     ErrorBody,
     ErrorDetail,
+    NoNul,
     Reply,
     Timestamp,
     body_schema,
@@ -65,7 +66,7 @@ class SearchRequest(TypedDict, total=False):
     """A search: what to look for, where, and how to rank. No other field is accepted; a
     field sent as null counts as absent."""
 
-    query: Required[str]
+    query: Required[Annotated[NoNul, Field(max_length=MAX_QUERY_CHARS)]]
     """What to look for: words, a question."""
     top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})] | None
     """How many results at most."""
