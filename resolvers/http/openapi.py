@@ -70,13 +70,16 @@ def open_body_schema(cls: T) -> T:
     return with_config(ConfigDict(use_attribute_docstrings=True, extra="allow"))(cls)
 
 
+# What the server strips as blank (Python's str.isspace()), spelled out: JSON Schema's `\s`
+# (ECMA-262) is another set (\x1c-\x1f and \x85 are not space there, \ufeff is).
+_SPACE = r"\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 # A string the server refuses when empty or blank (an id, a name).
-NonEmpty = Annotated[str, Field(min_length=1, pattern=r"\S")]
+NonEmpty = Annotated[str, Field(min_length=1, pattern=f"[^{_SPACE}]")]
 # Text that is stored or searched: no NUL character (Lucene and the tokenizer take none).
 NoNul = Annotated[str, Field(pattern=r"^[^\x00]*$")]
-# Such text that must say something (blank space first, then a character that is neither:
-# a pattern that cannot backtrack, even over 64,000 characters).
-Prose = Annotated[str, Field(min_length=1, pattern=r"^\s*[^\s\x00][^\x00]*$")]
+# Such text that must say something (blank space first, then a character that is neither: a
+# pattern that cannot backtrack, even over 64,000 characters).
+Prose = Annotated[str, Field(min_length=1, pattern=f"^[{_SPACE}]*[^{_SPACE}\\x00][^\\x00]*$")]
 # A date and time as the REST answers write it (ISO 8601, with its offset).
 # RFC 3339 allows offsets to ±23:59; Neo4j (and so factgraph) keeps ±18:00 at most.
 DATE_TIME = {
