@@ -132,7 +132,7 @@ def figures_of(report: Path) -> dict[str, Any]:
                     statuses[f"{str(response.get('status_code', 0))[0]}xx"] += 1
             for checks in (recorder.get("checks") or {}).values():
                 for check in checks:
-                    if check.get("status") == "FAILURE" and check.get("failure_info"):
+                    if check.get("failure_info"):
                         failure = check["failure_info"].get("failure", {})
                         failures[str(failure.get("code", check.get("name")))] += 1
     return {
