@@ -58,9 +58,18 @@ def ruled_body_schema(rule: dict[str, Any]) -> Callable[[T], T]:
     return decorate
 
 
-def one_of_fields(*names: str) -> dict[str, Any]:
-    """The rule of an object that must carry at least one of `names`."""
-    return {"anyOf": [{"required": [name]} for name in names]}
+def one_of_fields(*names: str, null_is_absent: bool = False) -> dict[str, Any]:
+    """The rule of an object that must carry at least one of `names` (with `null_is_absent`,
+    one that is not null)."""
+    if not null_is_absent:
+        return {"anyOf": [{"required": [name]} for name in names]}
+    null = {"type": "null"}
+    return {
+        "anyOf": [
+            {"required": [name], "not": {"required": [name], "properties": {name: null}}}
+            for name in names
+        ]
+    }
 
 
 def open_body_schema(cls: T) -> T:
