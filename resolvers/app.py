@@ -6,7 +6,8 @@ mem0's API under /v1/, /v2/, /v3/ (resolvers/mem0/), MCP at /mcp, the console fo
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
 Every request passes the same middlewares: CORS for the configured origins (resolvers/http/cors.py),
-request id and access log, body-size limit (resolvers/http/observe.py), admission control
+request id and access log, body-size limit (resolvers/http/observe.py), the JSON check of every
+body (resolvers/http/json_guard.py), admission control
 (resolvers/http/admission.py), API-key check, and the bookmark round trip that gives
 read-your-writes across replicas (resolvers/http/bookmarks.py); `app.state.gate` says whether keys
 are required. WebSockets pass these by: their key is checked at connection_init instead.
@@ -48,11 +49,12 @@ from resolvers.http.admission import Admission
 from resolvers.http.bookmarks import CausalConsistency
 from resolvers.http.context import Gate, memory_of
 from resolvers.http.cors import Cors
+from resolvers.http.fallbacks import method_not_allowed, not_found
+from resolvers.http.json_guard import JsonGuard
 from resolvers.http.observe import (
     AuthMiddleware,
     BodyLimit,
     RequestObserver,
-    UnicodeGuard,
     error_body,
     note_error,
 )
@@ -211,7 +213,7 @@ def create_app(
         *cors,
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
-        Middleware(UnicodeGuard),
+        Middleware(JsonGuard),
         # After the body is read: a slow upload must not hold one of the few admission slots.
         Middleware(Admission, limit=config.max_queue, retry_after=config.retry_after),
         Middleware(AuthMiddleware, gate=gate),
@@ -222,7 +224,11 @@ def create_app(
         routes=routes,
         lifespan=lifespan,
         middleware=middleware,
-        exception_handlers={FactgraphError: factgraph_error},
+        exception_handlers={
+            FactgraphError: factgraph_error,
+            404: not_found,
+            405: method_not_allowed,
+        },
     )
     app.state.gate = gate
     app.state.health_threads = anyio.CapacityLimiter(2)

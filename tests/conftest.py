@@ -82,6 +82,7 @@ os.environ.setdefault(
 SLOW_FILES = (
     "test_neo4j_upgrade.py",
     "test_hostile.py",
+    "test_contract.py",
     "test_search.py",
     "test_import_resume.py",
     "test_recall.py",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import graphql
@@ -18,11 +19,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_graphql import Mode, from_schema
+from neo4j import ManagedTransaction, Record
 
+from graph.errors import ValidationError
 from graph.memory import Memory
-from graph.storage.db import Database
+from graph.storage.db import Database, run
 from resolvers.graphql.limits import MAX_ALIASES, MAX_DEPTH, MAX_TOKENS
 from resolvers.graphql.schema import schema
+from tests.mcp_helpers import ToolsOverHttp
 
 TRIED: Counter[str] = Counter()
 
@@ -307,3 +311,223 @@ def test_unpaired_surrogates_are_400_on_graphql_and_rest(http: httpx.Client, sco
         TRIED["surrogate"] += 1
         assert response.status_code == 400
         assert "unpaired UTF-16 surrogate" in response.text
+
+
+# -- values no route could take: refused where they enter, the connection left usable --------
+FAR_OFFSET = "2024-01-01T00:00:00+23:00"
+
+
+def assert_refused(response: httpx.Response, field: str, *, status: tuple[int, ...]) -> None:
+    """A 4xx naming `field` (REST's and mem0's `error.field`, GraphQL's extensions)."""
+    assert response.status_code in status, response.text[:500]
+    body = response.json()
+    if "errors" in body:
+        error = body["errors"][0]
+        assert error["extensions"]["code"] in ("BAD_USER_INPUT", "BAD_REQUEST"), body
+        assert field in error["message"], body
+    else:
+        assert body["error"]["field"] == field, body
+
+
+def assert_still_serving(http: httpx.Client, scope: str) -> None:
+    """The next request, on the same server and its pool of Neo4j connections, writes and
+    reads: a bad offset that reached the driver used to leave a connection out of step."""
+    for _ in range(3):  # more than one connection of the pool
+        written = http.post(
+            "/api/v1/memories", json={"content": "still serving"}, headers={"X-Scope": scope}
+        )
+        assert written.status_code == 201, written.text
+        found = http.post("/api/v1/search", json={"query": "serving"}, headers={"X-Scope": scope})
+        assert found.status_code == 200 and found.json()["results"], found.text
+
+
+def test_a_time_zone_offset_past_18_hours_is_refused_on_every_interface(
+    http: httpx.Client, scope: str
+) -> None:
+    rest = {"content": "far away", "valid_from": FAR_OFFSET}
+    assert_refused(
+        http.post("/api/v1/memories", json=rest, headers={"X-Scope": scope}),
+        "valid_from",
+        status=(422,),
+    )
+    batch = {"memories": [{"content": "far away", "expires_at": FAR_OFFSET}]}
+    assert_refused(
+        http.post("/api/v1/memories/batch", json=batch, headers={"X-Scope": scope}),
+        "memories[0].expires_at",
+        status=(422,),
+    )
+    mem0 = {
+        "messages": [{"role": "user", "content": "far away"}],
+        "user_id": "u1",
+        "infer": False,
+        "expiration_date": FAR_OFFSET,
+    }
+    assert_refused(
+        http.post("/v1/memories/", json=mem0, headers={"X-Scope": scope}),
+        "expiration_date",
+        status=(400,),
+    )
+    remember = """mutation($scope: String!, $at: DateTime) {
+      remember(scope: $scope, fact: {text: "far away", validTo: $at}) { kind } }"""
+    search = """query($scope: String!, $at: DateTime) {
+      search(scope: $scope, query: "far", options: {asOf: $at}) { hits { score } } }"""
+    for document, field in ((remember, "valid_to"), (search, "asOf")):
+        answer = http.post(
+            "/graphql", json={"query": document, "variables": {"scope": scope, "at": FAR_OFFSET}}
+        )
+        assert_refused(answer, field, status=(200,))
+    assert_still_serving(http, scope)
+
+
+def test_an_offset_of_18_hours_is_stored(http: httpx.Client, scope: str) -> None:
+    """The edge Neo4j keeps: ±18:00 itself."""
+    body = {"content": "at the edge", "valid_from": "2024-01-01T00:00:00-18:00"}
+    answer = http.post("/api/v1/memories", json=body, headers={"X-Scope": scope})
+    assert answer.status_code == 201, answer.text
+
+
+def test_an_integer_past_64_bits_is_refused(http: httpx.Client, scope: str) -> None:
+    """And a turn near 2**63, whose turn window overflowed in Cypher: turns stop at 2**53 - 1,
+    the largest integer every JSON client reads exactly."""
+    for turn in (175916406307078471680, 2**63 - 1, 2**53):
+        batch = {"memories": [{"content": "a long turn", "turn": turn}]}
+        assert_refused(
+            http.post("/api/v1/memories/batch", json=batch, headers={"X-Scope": scope}),
+            "memories[0].turn",
+            status=(422,),
+        )
+    kept = {"content": "the last turn", "session_id": "long", "turn": 2**53 - 1}
+    assert http.post("/api/v1/memories", json=kept, headers={"X-Scope": scope}).status_code == 201
+    assert_still_serving(http, scope)
+
+
+def test_an_integer_written_as_a_float_is_that_integer(http: httpx.Client, scope: str) -> None:
+    """JSON Schema counts 9.0 as an integer, and JavaScript clients may send it so."""
+    body = {"content": "turn nine", "session_id": "s", "turn": 9.0}
+    answer = http.post("/api/v1/memories", json=body, headers={"X-Scope": scope})
+    assert answer.status_code == 201, answer.text
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/v1/memories", '{"content": ' + DEEP + "}"),
+        ("/v1/memories/", '{"messages": ' + DEEP + "}"),
+        ("/graphql", '{"query": "{ health { ok } }", "variables": {"a": ' + DEEP + "}}"),
+    ],
+)
+def test_a_document_nested_100000_deep_is_refused(
+    http: httpx.Client, scope: str, path: str, body: str
+) -> None:
+    answer = http.post(
+        path, content=body, headers={"content-type": "application/json", "X-Scope": scope}
+    )
+    assert_refused(answer, "body", status=(400,))
+    assert "deeper than 64 levels" in answer.text
+
+
+def test_nesting_within_the_limit_is_kept(http: httpx.Client, scope: str) -> None:
+    nested: object = "leaf"
+    for _ in range(60):
+        nested = {"n": nested}
+    body = {"content": "deep metadata", "metadata": {"tree": nested}}
+    answer = http.post("/api/v1/memories", json=body, headers={"X-Scope": scope})
+    assert answer.status_code == 201, answer.text
+
+
+def test_invalid_utf8_is_a_graphql_shaped_400(http: httpx.Client) -> None:
+    answer = http.post(
+        "/graphql",
+        content=b'{"query": "{ health { ok } }\xff"}',
+        headers={"content-type": "application/json"},
+    )
+    assert answer.status_code == 400
+    error = answer.json()["errors"][0]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert "not valid UTF-8" in error["message"]
+    too_deep = "[" * 100 + "]" * 100  # a URL holds no more than that
+    deep_get = http.get(
+        "/graphql", params={"query": "{ health { ok } }", "variables": '{"a": ' + too_deep + "}"}
+    )
+    assert deep_get.status_code == 400
+    assert "deeper than 64 levels" in deep_get.json()["errors"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/v1/memories/", "DELETE, GET, HEAD, POST"),
+        ("POST", "/v1/memories/some-id/", "DELETE, GET, HEAD, PUT"),
+        ("GET", "/v1/batch/", "DELETE, PUT"),
+        ("DELETE", "/api/v1/search", "POST"),
+    ],
+)
+def test_405_names_every_method_the_path_serves(
+    http: httpx.Client, method: str, path: str, allowed: str
+) -> None:
+    answer = http.request(method, path)
+    assert answer.status_code == 405
+    assert answer.headers["allow"] == allowed
+    assert answer.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+
+
+def test_an_unknown_path_is_a_json_404(http: httpx.Client) -> None:
+    answer = http.get("/v1/no-such-route/")
+    assert answer.status_code == 404
+    assert answer.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_an_entity_id_with_a_slash_is_addressable(http: httpx.Client, scope: str) -> None:
+    """mem0's ids may hold `/`; the delete route takes the rest of the path as the id, so the
+    encoded and the plain form both reach it (decoded once)."""
+    for encoded in ("team%2Falice", "team/alice"):
+        add = {
+            "messages": [{"role": "user", "content": f"Alice is on the team ({encoded})"}],
+            "user_id": "team/alice",
+            "infer": False,
+        }
+        written = http.post("/v1/memories/", json=add, headers={"X-Scope": scope})
+        assert written.status_code == 200, written.text
+        deleted = http.delete(f"/v2/entities/user/{encoded}/", headers={"X-Scope": scope})
+        assert deleted.status_code == 200, deleted.text
+        assert deleted.json()["deleted"] == 1
+    twice = http.delete("/v2/entities/user/team%252Falice/", headers={"X-Scope": scope})
+    assert twice.json()["deleted"] == 0  # `%252F` is the id `team%2Falice`: decoded once
+
+
+def test_a_fact_id_with_a_slash_is_refused_at_write(memory: Memory, scope: str) -> None:
+    """A fact id is a path segment of mem0's and REST's routes: one with `/` could never be
+    addressed there, so it is not written."""
+    with pytest.raises(ValidationError) as refused:
+        memory.remember(scope, {"text": "an awkward id", "id": "a/b"})
+    assert refused.value.field == "id"
+
+
+def test_mcp_tool_arguments_get_the_same_checks(server_url: str, scope: str) -> None:
+    """MCP's `remember` takes the same values: a tool error naming the field, no fault."""
+    tools = ToolsOverHttp(server_url, "/mcp", scope)
+    assert tools.failed("remember", text="far away", valid_from=FAR_OFFSET)["field"] == "valid_from"
+    assert tools.failed("remember", text="a long turn", turn=2**70)["field"] == "turn"
+    assert tools.ok("remember", text="still serving over MCP")
+
+
+def test_no_query_carries_what_bolt_cannot(db: Database) -> None:
+    """The last line, under every check where values enter: a parameter Neo4j would refuse
+    mid-transaction (an offset past ±18:00) or the driver could not pack (an integer past 64
+    bits) is refused before the query is sent, naming the parameter, and the next query runs."""
+    far = datetime(2024, 1, 1, tzinfo=timezone(timedelta(hours=23)))
+    cases: list[dict[str, Any]] = [{"at": far}, {"rows": [{"turn": 2**64}]}]
+    for params in cases:
+        with pytest.raises(ValidationError) as refused:
+            db.read("health_ping", params)
+        assert refused.value.field in ("at", "turn")
+
+        def work(tx: ManagedTransaction, params: dict[str, Any] = params) -> list[Record]:
+            return run(tx, "health_ping", **params)
+
+        with pytest.raises(ValidationError):
+            db.write_tx(work)
+    assert db.read("health_ping")

@@ -90,6 +90,12 @@ def keys(secured: tuple[Starlette, str]) -> Iterator[Keys]:
         store.delete(key_id)
 
 
+# Arrays nested past the body check's 64 levels (resolvers/http/json_guard.py).
+DEEP: Any = []
+for _ in range(100):
+    DEEP = [DEEP]
+
+
 def test_a_run_of_bad_requests_writes_no_error_line_and_one_info_line_each(
     secured: tuple[Starlette, str], keys: Keys, logs: JsonLines, scope: str, other_scope: str
 ) -> None:
@@ -125,6 +131,12 @@ def test_a_run_of_bad_requests_writes_no_error_line_and_one_info_line_each(
         ("GET", "/api/v1/memories/nope/history", {**writer, "X-Scope": scope}, None, "NOT_FOUND"),
         ("POST", "/api/v1/memories", {**reader, "X-Scope": scope}, {"content": "x"},
          "FORBIDDEN"),
+        ("POST", "/api/v1/memories", {**writer, "X-Scope": scope},
+         {"content": "x", "valid_from": "2024-01-01T00:00:00+23:00"}, "BAD_USER_INPUT"),
+        ("POST", "/api/v1/memories/batch", {**writer, "X-Scope": scope},
+         {"memories": [{"content": "x", "turn": 2**70}]}, "BAD_USER_INPUT"),
+        ("POST", "/api/v1/memories", {**writer, "X-Scope": scope}, {"content": DEEP},
+         "BAD_USER_INPUT"),
         ("POST", "/v1/memories/", writer, [], "BAD_USER_INPUT"),  # mem0's API
         ("POST", "/mcp", {**both, **MCP_HEADERS}, {}, "BAD_USER_INPUT"),  # which scope?
         ("POST", "/mcp", {**writer, **MCP_HEADERS, "X-Scope": scope},

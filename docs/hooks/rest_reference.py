@@ -66,7 +66,11 @@ def operation(path: str, method: str, op: dict[str, Any]) -> list[str]:
         lines += ["| parameter | in | type | description |", "|---|---|---|---|"]
         for p in op["parameters"]:
             name = f"`{p['name']}`" + (" (required)" if p.get("required") else "")
-            kind = type_of(p["schema"])
+            if "schema" in p:
+                kind = type_of(p["schema"])
+            else:  # a value sent as a media type's text: JSON in a query string
+                media, content = next(iter(p["content"].items()))
+                kind = f"{type_of(content['schema'])} as `{media}` text"
             lines.append(f"| {name} | {p['in']} | {kind} | {cell(p.get('description'))} |")
         lines.append("")
     if "requestBody" in op:

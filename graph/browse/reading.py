@@ -38,6 +38,7 @@ class Reading(MemoryState):
         caller holding an old id learns it was replaced rather than that it never existed.
         """
         check_scope(scope)
+        as_of = validation.parse_time("as_of", as_of)
         fact = get_fact(self.db, scope, fact_id)
         if fact is None or fact.status is FactStatus.FORGOTTEN:
             return None
@@ -54,6 +55,7 @@ class Reading(MemoryState):
         as it could have been told at that moment. Unknown id -> empty list.
         """
         check_scope(scope)
+        as_of = validation.parse_time("as_of", as_of)
         chain = store.history(self.db, scope, fact_id)
         if as_of is not None:
             chain = [fact for fact in chain if fact.valid_from <= as_of]

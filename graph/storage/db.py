@@ -32,7 +32,7 @@ from graph.errors import DatabaseUnavailable, ValidationError
 from graph.observability import tracing
 from graph.platform.neo4j_versions import NeoVersion
 from graph.platform.neo4j_versions import parse as parse_version
-from graph.storage import bookmarks, cypher
+from graph.storage import bookmarks, cypher, parameters
 
 T = TypeVar("T")
 log = logging.getLogger("factgraph.neo4j")
@@ -180,6 +180,7 @@ class Database:
 
     def read(self, name: str, params: Mapping[str, Any] | None = None) -> list[Record]:
         """Run `cypher/<name>.cypher` in a managed read transaction and return all records."""
+        parameters.check(params or {})
         with self._translate(name):
             query = cypher.load(name)  # after _translate: it picks the server's generation
             records, _, _ = self.driver.execute_query(
@@ -199,6 +200,7 @@ class Database:
         so a transient error, or a cluster member going away under the query, is retried here
         once, as a managed `read` (which the driver retries and routes anew).
         """
+        parameters.check(params or {})
         try:
             with self._translate(name):
                 query = cypher.load(name)
@@ -212,6 +214,7 @@ class Database:
 
     def write(self, name: str, params: Mapping[str, Any] | None = None) -> list[Record]:
         """Run `cypher/<name>.cypher` in a managed (retried) write transaction."""
+        parameters.check(params or {})
         with self._translate(name):
             query = cypher.load(name)  # after _translate: it picks the server's generation
             records, _, _ = self.driver.execute_query(
@@ -286,5 +289,6 @@ class _RetryAsManaged(Exception):
 def run(tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:
     """Run a named query inside a transaction function (for multi-statement writes); a span
     of its own inside the transaction's."""
+    parameters.check(params)
     with tracing.query_span(name):
         return list(tx.run(cypher.load(name), params))

@@ -28,6 +28,11 @@ def session_from_metadata(metadata: Mapping[str, Any]) -> str | None:
     return text or None
 
 
+# The largest integer every JSON client reads exactly (2**53 - 1); far below 2**63, so that a
+# turn window (turn ± a few, in Cypher) cannot overflow Neo4j's 64-bit integers.
+MAX_TURN = 2**53 - 1
+
+
 def turn_from_metadata(metadata: Mapping[str, Any]) -> int | None:
     """An integer turn (JSON may carry it as 3, 3.0 or "3"); anything else is refused."""
     value = metadata.get(TURN_KEY)
@@ -37,10 +42,10 @@ def turn_from_metadata(metadata: Mapping[str, Any]) -> int | None:
         raise ValidationError("metadata.turn", "must be a non-negative integer")
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    elif isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-    if not isinstance(value, int) or value < 0:
-        raise ValidationError("metadata.turn", "must be a non-negative integer")
+    elif isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
+        value = int(value.strip())  # longer: past any turn (and int() refuses 4,300 digits)
+    if not isinstance(value, int) or not 0 <= value <= MAX_TURN:
+        raise ValidationError("metadata.turn", f"must be an integer from 0 to {MAX_TURN}")
     return value
 
 

@@ -13,8 +13,9 @@ from zoneinfo import ZoneInfo
 import pytz
 
 from graph.errors import ValidationError
+from graph.storage.parameters import check_offset
 from graph.write.facts import FactInput
-from graph.write.turn_fields import lifted
+from graph.write.turn_fields import MAX_TURN, lifted
 
 # A long text is embedded whole, in chunks of the model's window (graph/write/chunks.py): about
 # 30 chunks at this length. The JSON of a text this long, every character escaped, still fits
@@ -37,6 +38,14 @@ def check_scope(scope: str) -> str:
     return scope
 
 
+def whole(value: Any) -> Any:
+    """An integral float (`9.0`, which JSON Schema counts as an integer, and which JSON
+    clients in JavaScript may send for 9) as the int it is; anything else as it was."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 def check_reason(reason: str) -> str:
     """A reason given for a supersede or a status change: the audit keeps it, so it must say
     something and fit a field."""
@@ -54,6 +63,7 @@ def _aware(name: str, value: datetime | None) -> datetime | None:
         raise ValidationError(name, "must be a datetime")
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
+    check_offset(name, value)
     if isinstance(value.tzinfo, ZoneInfo):
         return _driver_safe_zone(value, value.tzinfo)
     return value
@@ -118,8 +128,8 @@ def validate(fact: FactInput) -> FactInput:
         raise ValidationError("text", "must not be empty")
     if not isinstance(fact.metadata, dict):
         raise ValidationError("metadata", "must be a JSON object")
-    session_id, turn = lifted(fact.session_id, fact.turn, fact.metadata)
-    if (session_id, turn) != (fact.session_id, fact.turn):
+    session_id, turn = lifted(fact.session_id, whole(fact.turn), fact.metadata)
+    if session_id != fact.session_id or turn is not fact.turn:  # 9 == 9.0: not enough
         fact = dataclasses.replace(fact, session_id=session_id, turn=turn)
     if len(fact.text) > MAX_TEXT_CHARS:
         raise ValidationError("text", f"longer than {MAX_TEXT_CHARS} characters")
@@ -141,8 +151,12 @@ def validate(fact: FactInput) -> FactInput:
         raise ValidationError("importance", f"{fact.importance} is outside 0..10")
     if fact.turn is not None and (isinstance(fact.turn, bool) or not isinstance(fact.turn, int)):
         raise ValidationError("turn", "must be an integer")
-    if fact.turn is not None and fact.turn < 0:
-        raise ValidationError("turn", "must not be negative")
+    if fact.turn is not None and not 0 <= fact.turn <= MAX_TURN:
+        raise ValidationError("turn", f"must be from 0 to {MAX_TURN}")
+    if fact.id is not None and (not fact.id.strip() or "/" in fact.id):
+        # An id is a path segment of mem0's and REST's routes (/v1/memories/{id}/): one with
+        # a slash could be written but never addressed there.
+        raise ValidationError("id", "must be non-empty and hold no '/'")
     if len(fact.tags) > MAX_TAGS:
         raise ValidationError("tags", f"more than {MAX_TAGS} tags")
     tags: list[str] = []

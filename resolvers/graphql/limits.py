@@ -18,6 +18,7 @@ import orjson
 from cross_web import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
+from starlette.types import Receive, Scope, Send
 from strawberry.asgi import GraphQL
 from strawberry.extensions import (
     AddValidationRules,
@@ -28,7 +29,10 @@ from strawberry.extensions import (
     SchemaExtension,
 )
 
+from graph.errors import ValidationError
 from resolvers.graphql.graphiql import offline_page
+from resolvers.http.json_guard import check
+from resolvers.http.observe import error_body, note_error
 
 MAX_DEPTH = 10
 MAX_ALIASES = 30
@@ -113,11 +117,36 @@ class ValidDocuments(SchemaExtension):
 
 
 class GuardedGraphQL(GraphQL[Any, Any]):
-    """strawberry's ASGI view, answering 400 (not 500) to JSON bodies that are not objects.
+    """strawberry's ASGI view, answering 400 (not 500) to JSON bodies that are not objects,
+    with GraphQL-shaped errors (strawberry answers its own 400s in plain text).
 
     strawberry assumes a parsed body is an object or a batch list; `null`, `5` or `"x"` made it
     raise AttributeError deep inside. Anything the parser cannot take is a client error.
     """
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        request = Request(scope=scope, receive=receive)
+        try:
+            response = await self.run(request)
+        except HTTPException as exc:
+            note_error("BAD_REQUEST", exc.reason)
+            body = error_body(
+                scope["path"], "BAD_REQUEST", exc.reason, scope.get("factgraph.request_id")
+            )
+            response = Response(body, exc.status_code, media_type="application/json")
+        await response(scope, receive, send)
+
+    def decode_json(self, data: str | bytes) -> object:
+        """A body, or a GET's `variables` and `extensions`, after the checks every JSON body
+        gets (resolvers/http/json_guard.py: a GET's query string does not pass that middleware)."""
+        try:
+            check(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
+        except ValidationError as exc:
+            raise HTTPException(400, str(exc)) from None
+        return super().decode_json(data)
 
     async def render_graphql_ide(self, request: Request) -> Response:
         """GraphiQL with its assets served by this service, so it works without internet."""

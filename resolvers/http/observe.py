@@ -12,6 +12,7 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Mapping
 from contextvars import ContextVar
 from http import HTTPStatus
 from typing import Any
@@ -65,10 +66,17 @@ def serves_data(scope: Scope) -> bool:
     return False
 
 
-def error_body(path: str, code: str, message: str, request_id: str | None) -> bytes:
+def error_body(
+    path: str,
+    code: str,
+    message: str,
+    request_id: str | None,
+    extra: Mapping[str, str] | None = None,
+) -> bytes:
     """GraphQL-shaped errors on /graphql, `{"error": {...}}` elsewhere (with mem0's `detail`
-    beside it on mem0's routes, which its clients show); never a traceback."""
-    detail: dict[str, Any] = {"code": code, "message": message}
+    beside it on mem0's routes, which its clients show); never a traceback. `extra` goes into
+    the error object (GraphQL: its extensions): bad input's `field` and `reason`."""
+    detail: dict[str, Any] = {"code": code, "message": message, **(extra or {})}
     if request_id:
         detail["request_id"] = request_id
     if path.startswith("/graphql"):
@@ -80,10 +88,23 @@ def error_body(path: str, code: str, message: str, request_id: str | None) -> by
 
 
 async def send_error(
-    scope: Scope, send: Send, status: int, code: str, message: str, **headers: str
+    scope: Scope,
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    *,
+    extra: Mapping[str, str] | None = None,
+    challenge: str | None = None,
+    **headers: str,
 ) -> None:
+    """The error answer of a middleware; `challenge` is a 401's `WWW-Authenticate`."""
+    if challenge is not None:
+        headers["www_authenticate"] = challenge
     note_error(code, message)
-    body = error_body(scope.get("path", ""), code, message, scope.get("factgraph.request_id"))
+    body = error_body(
+        scope.get("path", ""), code, message, scope.get("factgraph.request_id"), extra
+    )
     raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     raw += [(k.replace("_", "-").lower().encode(), v.encode()) for k, v in headers.items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})
@@ -278,75 +299,6 @@ class BodyLimit:
             "PAYLOAD_TOO_LARGE",
             f"request body larger than {self.limit} bytes (FACTGRAPH_MAX_BODY_BYTES)",
         )
-
-
-def _has_lone_surrogate(value: object) -> bool:
-    if isinstance(value, str):
-        if value.isascii():
-            return False
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return True
-        return False
-    if isinstance(value, dict):
-        return any(_has_lone_surrogate(k) or _has_lone_surrogate(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_lone_surrogate(v) for v in value)
-    return False
-
-
-class UnicodeGuard:
-    """Refuse JSON bodies whose strings hold unpaired surrogates (`"\\ud800"`) with 400.
-
-    JSON may escape a lone surrogate, but no such string can be stored, embedded or indexed:
-    the driver, the tokenizer and Lucene all fail on it deep inside. One check here covers
-    every route. The body (already bounded by BodyLimit) is replayed to the app unchanged.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or "json" not in HTTPConnection(scope).headers.get(
-            "content-type", ""
-        ):
-            await self.app(scope, receive, send)
-            return
-        chunks: list[bytes] = []
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        if b"\\u" in body or not body.isascii():  # escaped, or raw bytes json accepts
-            try:
-                parsed = json.loads(body)
-            except ValueError:
-                parsed = None  # not JSON: the route answers 400 itself
-            if _has_lone_surrogate(parsed):
-                await send_error(
-                    scope,
-                    send,
-                    400,
-                    "BAD_USER_INPUT",
-                    "the request contains a string with an unpaired UTF-16 surrogate "
-                    "(e.g. \\ud800), which is not valid Unicode",
-                )
-                return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
 
 
 class AuthMiddleware:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, Literal, Required, TypeVar
 
-from pydantic import ConfigDict, TypeAdapter, WithJsonSchema, with_config
+from pydantic import ConfigDict, Field, TypeAdapter, WithJsonSchema, with_config
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
@@ -46,6 +46,32 @@ def body_schema(cls: T) -> T:
     return with_config(ConfigDict(use_attribute_docstrings=True))(cls)
 
 
+def ruled_body_schema(rule: dict[str, Any]) -> Callable[[T], T]:
+    """`body_schema` for an object with a rule across its fields that the server enforces
+    (at least one of several fields, not all of them zero), stated as JSON Schema."""
+
+    def decorate(cls: T) -> T:
+        _BODIES[cls.__name__] = cls
+        config = ConfigDict(use_attribute_docstrings=True, json_schema_extra=rule)
+        return with_config(config)(cls)
+
+    return decorate
+
+
+def one_of_fields(*names: str, null_is_absent: bool = False) -> dict[str, Any]:
+    """The rule of an object that must carry at least one of `names` (with `null_is_absent`,
+    one that is not null)."""
+    if not null_is_absent:
+        return {"anyOf": [{"required": [name]} for name in names]}
+    null = {"type": "null"}
+    return {
+        "anyOf": [
+            {"required": [name], "not": {"required": [name], "properties": {name: null}}}
+            for name in names
+        ]
+    }
+
+
 def open_body_schema(cls: T) -> T:
     """`body_schema` for an object that may carry fields beyond those named (they are
     ignored): `additionalProperties` stays open."""
@@ -53,8 +79,24 @@ def open_body_schema(cls: T) -> T:
     return with_config(ConfigDict(use_attribute_docstrings=True, extra="allow"))(cls)
 
 
+# What the server strips as blank (Python's str.isspace()), spelled out: JSON Schema's `\s`
+# (ECMA-262) is another set (\x1c-\x1f and \x85 are not space there, \ufeff is).
+_SPACE = r"\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# A string the server refuses when empty or blank (an id, a name).
+NonEmpty = Annotated[str, Field(min_length=1, pattern=f"[^{_SPACE}]")]
+# Text that is stored or searched: no NUL character (Lucene and the tokenizer take none).
+NoNul = Annotated[str, Field(pattern=r"^[^\x00]*$")]
+# Such text that must say something (blank space first, then a character that is neither: a
+# pattern that cannot backtrack, even over 64,000 characters).
+Prose = Annotated[str, Field(min_length=1, pattern=f"^[{_SPACE}]*[^{_SPACE}\\x00][^\\x00]*$")]
 # A date and time as the REST answers write it (ISO 8601, with its offset).
-Timestamp = Annotated[str, WithJsonSchema({"type": "string", "format": "date-time"})]
+# RFC 3339 allows offsets to ±23:59; Neo4j (and so factgraph) keeps ±18:00 at most.
+DATE_TIME = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": r"(?:[Zz]|[+-](?:(?:0\d|1[0-7]):[0-5]\d|18:00))$",
+}
+Timestamp = Annotated[str, WithJsonSchema(DATE_TIME)]
 
 
 @body_schema
@@ -99,6 +141,8 @@ class Param:
     description: str
     schema: Any = str
     required: bool = False
+    media_type: str | None = None
+    """Set: the value is this media type's text (JSON in a query string), of type `schema`."""
 
 
 @dataclass(frozen=True)
@@ -273,7 +317,7 @@ def _operation(
     params = [*op.params]
     named = {p.name for p in params if p.location == "path"}
     params += [
-        Param(name, "path", f"The `{name}` of the path.", required=True)
+        Param(name, "path", f"The `{name}` of the path.", NonEmpty, required=True)
         for name in route.param_convertors
         if name not in named
     ]
@@ -291,7 +335,11 @@ def _operation(
                 "in": p.location,
                 "description": p.description,
                 "required": p.required or p.location == "path",
-                "schema": inline[p.schema],
+                **(
+                    {"content": {p.media_type: {"schema": inline[p.schema]}}}
+                    if p.media_type
+                    else {"schema": inline[p.schema]}
+                ),
             }
             for p in params
         ]
@@ -340,7 +388,7 @@ def _types_of(ops: Iterable[Operation]) -> list[Any]:
         for t in [*own, *(p.schema for p in op.params)]:
             if t is not None and t not in types:
                 types.append(t)
-    for t in [*shared, str]:  # str: the schema of a path parameter
+    for t in [*shared, NonEmpty]:  # the schema of a path parameter
         if t not in types:
             types.append(t)
     return types
@@ -355,7 +403,36 @@ def _schemas(types: list[Any]) -> tuple[dict[Any, dict[str, Any]], dict[str, Any
     inline = {t: _tidy(schema) for (t, _), schema in keyed.items()}
     components = {name: _tidy(s) for name, s in sorted(definitions.get("$defs", {}).items())}
     _inherit_descriptions(components)
+    for name in _NULL_IS_ABSENT & set(components):
+        _accept_null(components[name])
     return inline, components
+
+
+def null_is_absent(cls: T) -> T:
+    """Mark a body whose handler takes an optional field sent as null as absent: the document
+    then says every optional field may be null."""
+    _NULL_IS_ABSENT.add(cls.__name__)
+    return cls
+
+
+_NULL_IS_ABSENT: set[str] = set()
+
+
+def _accept_null(schema: dict[str, Any]) -> None:
+    required = set(schema.get("required", []))
+    for name, prop in schema.get("properties", {}).items():
+        if name in required or set(prop) <= {"description"} or _allows_null(prop):
+            continue
+        description = prop.pop("description", None)
+        inner = dict(prop)
+        prop.clear()
+        prop["anyOf"] = [*(inner.get("anyOf") or [inner]), {"type": "null"}]
+        if description is not None:
+            prop["description"] = description
+
+
+def _allows_null(prop: dict[str, Any]) -> bool:
+    return prop.get("type") == "null" or any(_allows_null(p) for p in prop.get("anyOf", []))
 
 
 def _inherit_descriptions(components: dict[str, Any]) -> None:
@@ -386,7 +463,8 @@ def _tidy(schema: Any) -> Any:
         return [_tidy(s) for s in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: _tidy(v) for k, v in schema.items() if k != "properties"}
+    # A rule's `not` says which values are refused, so it is left open.
+    out = {k: v if k == "not" else _tidy(v) for k, v in schema.items() if k != "properties"}
     if isinstance(out.get("description"), str):  # a docstring's line breaks
         out["description"] = re.sub(r"\s*\n\s*", " ", out["description"])
     if "properties" in schema:

@@ -105,8 +105,8 @@ class McpEndpoint:
             authorize(connection, name, "reader")
         except FactgraphError as exc:
             status = getattr(exc, "http_status", None) or 400
-            headers = {"www_authenticate": "Bearer"} if status == 401 else {}
-            await send_error(scope, send, status, exc.code, str(exc), **headers)
+            challenge = "Bearer" if status == 401 else None
+            await send_error(scope, send, status, exc.code, str(exc), challenge=challenge)
             return
         scope[_BOUND] = name
         await self.manager.handle_request(scope, receive, send)

@@ -10,22 +10,45 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal, Required, get_args
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 from typing_extensions import TypedDict
 
 from graph.adapters.mem0.entities import KINDS
 from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K
 from graph.search.options import MAX_QUERY_CHARS
-from resolvers.http.openapi import Param, body_schema, open_body_schema
+from resolvers.http.openapi import (
+    DATE_TIME,
+    JSON,
+    NonEmpty,
+    Param,
+    Prose,
+    body_schema,
+    null_is_absent,
+    one_of_fields,
+    open_body_schema,
+    ruled_body_schema,
+)
 
 MAX_PAGE_SIZE = 200
+MAX_PAGE = 1_000_000
 MAX_BATCH = 1_000
 
-# What mem0 takes for a time: a Unix time in seconds or an ISO-8601 date-time.
-Moment = float | str
+# What mem0 takes for a time: a Unix time in seconds or an ISO-8601 date-time; an expiration
+# and a filter's bound may also be a day (YYYY-MM-DD).
+UnixTime = Annotated[float, Field(ge=0, le=1e11)]
+IsoMoment = Annotated[str, WithJsonSchema(DATE_TIME)]
+IsoDay = Annotated[str, WithJsonSchema({"type": "string", "format": "date"})]
+Moment = UnixTime | IsoMoment
+DayOrTime = UnixTime | IsoDay | IsoMoment
 # An id in a search or list: a value, a list of values (any of them) or `"*"` (any id of the
 # kind), or mem0's operators on it (`{"in": [...]}`, `{"ne": ...}`).
-IdFilter = str | list[str] | dict[str, Any]
+NonEmptyList = Annotated[list[NonEmpty], Field(min_length=1)]
+# mem0's operators on an id: at least one of them (`in` is a keyword: the functional form).
+Mem0IdOperators = TypedDict(
+    "Mem0IdOperators", {"eq": NonEmpty, "ne": NonEmpty, "in": NonEmptyList}, total=False
+)
+ruled_body_schema({"minProperties": 1})(Mem0IdOperators)
+IdFilter = NonEmpty | NonEmptyList | Mem0IdOperators
 Verdict = Literal["POSITIVE", "NEGATIVE", "VERY_NEGATIVE"]
 FEEDBACK: tuple[str, ...] = get_args(Verdict)
 
@@ -47,7 +70,7 @@ class Mem0MessageIn(TypedDict):
 
     role: Literal["user", "assistant", "system", "tool"]
     """Who said it: user and assistant messages are stored, system and tool messages not."""
-    content: Annotated[str, Field(min_length=1)]
+    content: Prose
     """What was said: stored as a memory's text."""
 
 
@@ -55,7 +78,7 @@ class Mem0MessageIn(TypedDict):
 class Mem0Context(TypedDict, total=False):
     """What mem0's 1.x client sends with every call once /v1/ping/ answered it."""
 
-    project_id: str
+    project_id: NonEmpty
     """The project the call works on, unless `X-Scope` or `scope` names it."""
     org_id: str
     """Accepted and ignored (factgraph has no organisations)."""
@@ -66,13 +89,13 @@ class Mem0Ids(TypedDict, total=False):
     """The ids a memory carries; its owner is its `user_id`, else `agent_id`, `app_id`,
     `run_id`."""
 
-    user_id: str
+    user_id: NonEmpty
     """A user (the owner, when given): its memories live in scope `<project>/user:<id>`."""
-    agent_id: str
+    agent_id: NonEmpty
     """An agent."""
-    app_id: str
+    app_id: NonEmpty
     """An app."""
-    run_id: str
+    run_id: NonEmpty
     """A run: also the facts' session, the messages its next turns."""
 
 
@@ -116,7 +139,8 @@ class Mem0IgnoredInAdd(TypedDict, total=False):
     """Ignored: memories written through mem0's API have source `mem0`."""
 
 
-@body_schema
+@null_is_absent
+@ruled_body_schema(one_of_fields("user_id", "agent_id", "app_id", "run_id", "filters"))
 class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     """An add: the messages, and at least one id (at the top level or in `filters`)."""
 
@@ -131,7 +155,7 @@ class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     consolidator's extraction; false: stored as given."""
     timestamp: Moment | None
     """When it was said: the memories' valid and recorded time."""
-    expiration_date: Moment | None
+    expiration_date: DayOrTime | None
     """The last day the memories are shown (YYYY-MM-DD), or the moment they expire."""
 
 
@@ -152,21 +176,22 @@ class Mem0Narrowing(TypedDict, total=False):
     """A run."""
     metadata: dict[str, Any]
     """Only memories whose metadata holds these keys and values."""
-    categories: list[str]
-    """Only memories in one of these categories."""
+    categories: list[NonEmpty]
+    """Only memories in one of these categories (`[]`: any)."""
 
 
+@null_is_absent
 @body_schema
 class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
     """A search: the query, whose memories (a filter naming ids), how many."""
 
-    query: Required[Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]]
+    query: Required[Annotated[Prose, Field(max_length=MAX_QUERY_CHARS)]]
     """What to look for: words, a question."""
     top_k: Annotated[int, Field(ge=1, le=MAX_SEARCH_TOP_K, json_schema_extra={"default": 10})]
     """How many hits at most."""
     threshold: Annotated[float, Field(ge=0, le=1)] | None
     """Leave out hits whose `score` (factgraph's relevance, 0..1) is below this."""
-    reference_date: Moment | None
+    reference_date: DayOrTime | None
     """Read the memories as they stood then (a date is its end)."""
     show_expired: bool
     """Also find expired memories."""
@@ -190,19 +215,20 @@ class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
     """Ignored."""
 
 
+@null_is_absent
 @body_schema
 class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
     """A listing of the live memories a filter (naming ids) matches, newest first."""
 
-    page: Annotated[int, Field(ge=1, le=1_000_000, json_schema_extra={"default": 1})]
+    page: Annotated[int, Field(ge=1, le=MAX_PAGE, json_schema_extra={"default": 1})]
     """The page (from 1)."""
     page_size: Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE, json_schema_extra={"default": 100})]
     """Memories per page."""
-    keywords: str
+    keywords: NonEmpty
     """Only memories whose text contains this (case-insensitive)."""
-    start_date: Moment
+    start_date: DayOrTime
     """Only memories recorded then or later (a date is its whole day)."""
-    end_date: Moment
+    end_date: DayOrTime
     """Only memories recorded then or earlier."""
     show_expired: bool
     """Also list expired memories."""
@@ -220,29 +246,29 @@ class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
     """Ignored: pages are `page` and `page_size`."""
 
 
-@body_schema
+@ruled_body_schema(one_of_fields("text", "data", "metadata", "timestamp", "expiration_date"))
 class Mem0UpdateRequest(Mem0Context, total=False):
     """A change of a memory: a new text supersedes its current version (the memory keeps its
     id); metadata, timestamp or expiration date alone change in place."""
 
-    text: Annotated[str, Field(min_length=1)]
+    text: Prose
     """The new text."""
-    data: Annotated[str, Field(min_length=1)]
+    data: Prose
     """The new text, as mem0's older clients name it."""
     metadata: dict[str, Any]
     """The new metadata."""
     timestamp: Moment
     """When the memory holds from (with a text: the new version's)."""
-    expiration_date: Moment | None
+    expiration_date: DayOrTime | None
     """The new last day (YYYY-MM-DD) or moment; null clears it."""
 
 
-@body_schema
+@ruled_body_schema(one_of_fields("text", "metadata"))
 class Mem0BatchUpdateItem(TypedDict, total=False):
     """One memory of a batch update."""
 
-    memory_id: Required[Annotated[str, Field(min_length=1)]]
-    text: Annotated[str, Field(min_length=1)]
+    memory_id: Required[NonEmpty]
+    text: Prose
     """Its new text (a new version)."""
     metadata: dict[str, Any]
     """Its new metadata."""
@@ -259,7 +285,7 @@ class Mem0BatchUpdateRequest(TypedDict):
 class Mem0BatchDeleteItem(TypedDict):
     """One memory of a batch delete."""
 
-    memory_id: Annotated[str, Field(min_length=1)]
+    memory_id: NonEmpty
 
 
 @body_schema
@@ -273,7 +299,7 @@ class Mem0BatchDeleteRequest(TypedDict):
 class Mem0FeedbackRequest(TypedDict, total=False):
     """Feedback on a memory, kept as an audit event on it."""
 
-    memory_id: Required[Annotated[str, Field(min_length=1)]]
+    memory_id: Required[NonEmpty]
     feedback: Verdict | None
     feedback_reason: str | None
     """Why, in words."""
@@ -292,26 +318,65 @@ PROJECT_PARAMS = (
     Param("project_id", "query", "The project, as mem0's 1.x client sends it."),
     Param("org_id", "query", "Accepted and ignored."),
 )
-MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", required=True)
+MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", NonEmpty, required=True)
 PAGE_PARAMS = (
-    Param("page", "query", "The page (from 1); with `page_size`, a page.", int),
-    Param("page_size", "query", f"Memories per page (1 to {MAX_PAGE_SIZE}).", int),
+    Param(
+        "page",
+        "query",
+        "The page (from 1); with `page_size`, a page.",
+        Annotated[int, Field(ge=1, le=MAX_PAGE)],
+    ),
+    Param(
+        "page_size",
+        "query",
+        f"Memories per page (1 to {MAX_PAGE_SIZE}).",
+        Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE)],
+    ),
 )
 _ID_PARAMS = tuple(
-    Param(f"{kind}_id", "query", f"Only memories carrying this {kind} id (`*`: any).")
+    Param(f"{kind}_id", "query", f"Only memories carrying this {kind} id (`*`: any).", NonEmpty)
     for kind in KINDS
 )
+# A date (YYYY-MM-DD, the whole UTC day) or an ISO-8601 date-time, as a query string.
+DayOrMoment = Annotated[
+    str,
+    WithJsonSchema({"anyOf": [{"type": "string", "format": "date"}, DATE_TIME]}),
+]
+# A JSON object sent as a query parameter's text (the document says so with `content`).
+JsonText = dict[str, Any]
 LIST_PARAMS = (
     *PROJECT_PARAMS,
     *_ID_PARAMS,
     *PAGE_PARAMS,
-    Param("filters", "query", "mem0's filter grammar, as JSON text (docs/mem0.md)."),
-    Param("metadata", "query", "A JSON object, as text: metadata keys and values to match."),
-    Param("categories", "query", "A category to match; repeat it for any of several."),
-    Param("keywords", "query", "Only memories whose text contains this (case-insensitive)."),
-    Param("start_date", "query", "Only memories recorded then or later."),
-    Param("end_date", "query", "Only memories recorded then or earlier."),
-    Param("show_expired", "query", "`true`: also list expired memories."),
+    Param(
+        "filters",
+        "query",
+        "mem0's filter grammar, as JSON text (docs/mem0.md).",
+        JsonText,
+        media_type=JSON,
+    ),
+    Param(
+        "metadata",
+        "query",
+        "A JSON object, as text: metadata keys and values to match.",
+        JsonText,
+        media_type=JSON,
+    ),
+    Param(
+        "categories",
+        "query",
+        "A category to match; repeat it for any of several.",
+        list[NonEmpty],
+    ),
+    Param(
+        "keywords",
+        "query",
+        "Only memories whose text contains this (case-insensitive).",
+        NonEmpty,
+    ),
+    Param("start_date", "query", "Only memories recorded then or later.", DayOrMoment),
+    Param("end_date", "query", "Only memories recorded then or earlier.", DayOrMoment),
+    Param("show_expired", "query", "`true`: also list expired memories.", bool),
     *(
         Param(name, "query", "Accepted and ignored.")
         for name in ("fields", "version", "output_format", "async_mode", "latest_only", "limit")
@@ -320,6 +385,18 @@ LIST_PARAMS = (
 DELETE_ALL_PARAMS = (
     *PROJECT_PARAMS,
     *_ID_PARAMS,
-    Param("metadata", "query", "A JSON object, as text: metadata keys and values to match."),
-    Param("filters", "query", "mem0's filter grammar, as JSON text, instead of the ids."),
+    Param(
+        "metadata",
+        "query",
+        "A JSON object, as text: metadata keys and values to match.",
+        JsonText,
+        media_type=JSON,
+    ),
+    Param(
+        "filters",
+        "query",
+        "mem0's filter grammar, as JSON text, instead of the ids.",
+        JsonText,
+        media_type=JSON,
+    ),
 )

@@ -3,6 +3,8 @@ with all its memories (they are forgotten: their history stays)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -11,17 +13,31 @@ from graph.adapters.mem0.filters import equalities
 from graph.adapters.mem0.reading import Entity
 from graph.errors import ValidationError
 from resolvers.http.context import call
-from resolvers.http.openapi import Param, Reply
-from resolvers.mem0.bodies import PAGE_PARAMS, PROJECT_PARAMS, query_names
+from resolvers.http.openapi import NonEmpty, Param, Reply
+from resolvers.mem0.bodies import (
+    MAX_PAGE,
+    MAX_PAGE_SIZE,
+    PAGE_PARAMS,
+    PROJECT_PARAMS,
+    query_names,
+)
 from resolvers.mem0.http import answer, mem0_described, project_of, route
 from resolvers.mem0.memories import QUERY
-from resolvers.mem0.requests import known
+from resolvers.mem0.requests import integer, known
 from resolvers.mem0.shapes import Mem0Deleted, Mem0Entities, entity_record
 
+# graph.adapters.mem0.entities.KINDS, as the document's enum.
+EntityType = Literal["user", "agent", "app", "run"]
 ENTITY_PARAMS = (
     *PROJECT_PARAMS,
-    Param("entity_type", "path", f"One of {', '.join(KINDS)}.", required=True),
-    Param("entity_id", "path", "The id (`alice`).", required=True),
+    Param("entity_type", "path", f"One of {', '.join(KINDS)}.", EntityType, required=True),
+    Param(
+        "entity_id",
+        "path",
+        "The id (`alice`); it may hold `/` (`team/alice`, or `team%2Falice` decoded once).",
+        NonEmpty,
+        required=True,
+    ),
 )
 
 
@@ -37,6 +53,8 @@ ENTITY_PARAMS = (
 async def listed(request: Request) -> Response:
     """`GET /v1/entities/`: every id with live memories the key may read, with their count."""
     known(request.query_params, query_names((*PROJECT_PARAMS, *PAGE_PARAMS)))
+    integer(request.query_params, "page", 1, 1, MAX_PAGE)  # one page: checked, then all
+    integer(request.query_params, "page_size", MAX_PAGE_SIZE, 1, MAX_PAGE_SIZE)
     project = project_of(request)
     found: list[Entity] = await call(project.entities)
     records = [entity_record(e, project.namespace) for e in found]

@@ -28,6 +28,7 @@ from resolvers.mem0 import requests
 from resolvers.mem0.bodies import (
     DELETE_ALL_PARAMS,
     LIST_PARAMS,
+    MAX_PAGE,
     MAX_PAGE_SIZE,
     MEMORY_ID,
     PAGE_PARAMS,
@@ -69,7 +70,7 @@ from resolvers.mem0.shapes import (
 )
 
 QUERY = query_names(PROJECT_PARAMS)
-DELETE_LINKED = Param("delete_linked", "query", "Accepted: older versions are never shown.")
+DELETE_LINKED = Param("delete_linked", "query", "Accepted: older versions are never shown.", bool)
 ADDED = Reply(
     "Done: the add's event (to poll, already SUCCEEDED), what became of each message, and "
     "whether extraction follows.",
@@ -362,7 +363,7 @@ async def list_v3(request: Request) -> Response:
 async def _listed(
     request: Request, project: Project, values: Mapping[str, Any], *, paged: bool
 ) -> Response:
-    page = integer(values, "page", 1, 1, 1_000_000)
+    page = integer(values, "page", 1, 1, MAX_PAGE)
     size = integer(values, "page_size", 100, 1, MAX_PAGE_SIZE)
     where = requests.search_filter(values)
     show_expired = boolean(values, "show_expired", False)

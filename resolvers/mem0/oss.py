@@ -10,8 +10,9 @@ docs/mem0.md says where they differ from it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -24,7 +25,7 @@ from graph.adapters.mem0.writing import STORED_ROLES, Added, Change
 from graph.errors import NotFound, ValidationError
 from graph.search.options import MAX_QUERY_CHARS
 from resolvers.http.context import call
-from resolvers.http.openapi import Param, Reply, described
+from resolvers.http.openapi import NonEmpty, Param, Reply, described
 from resolvers.mem0 import requests
 from resolvers.mem0.bodies import PROJECT_PARAMS, fields_of, query_names
 from resolvers.mem0.http import answer, json_body, project_of, project_of_memory, route
@@ -52,16 +53,22 @@ from resolvers.mem0.requests import boolean, integer, known, number
 TAG = "mem0 server"
 IDS = ("user_id", "agent_id", "run_id")
 HEADER_ONLY = tuple(p for p in PROJECT_PARAMS if p.location == "header")
-MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", required=True)
+MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", NonEmpty, required=True)
 BAD = Reply("Bad input: `detail` names the field and what is wrong. Nothing was written.", OssError)
 NOT_FOUND = Reply("No memory with this id in the project, or it was deleted.", OssError)
 _ID_PARAMS = tuple(
-    Param(name, "query", f"Only memories carrying this {name[:-3]} id.") for name in IDS
+    Param(name, "query", f"Only memories carrying this {name[:-3]} id (empty: any).")
+    for name in IDS
 )
 LIST_PARAMS = (
     *HEADER_ONLY,
     *_ID_PARAMS,
-    Param("top_k", "query", f"How many at most (20 with ids; 1 to {MAX_OSS_LIST}).", int),
+    Param(
+        "top_k",
+        "query",
+        f"How many at most (20 with ids; 0 to {MAX_OSS_LIST}).",
+        Annotated[int, Field(ge=0, le=MAX_OSS_LIST)],
+    ),
     Param("show_expired", "query", "`true`: also list expired memories.", bool),
 )
 

@@ -7,7 +7,7 @@ an id field is present only when the memory carries it, and `metadata` only when
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, Required
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -16,7 +16,16 @@ from graph.adapters.mem0.entities import EntityIds, categories_of, role_of
 from graph.adapters.mem0.held import Held
 from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K, HistoryEvent
 from graph.adapters.mem0.writing import Stored
-from resolvers.http.openapi import Timestamp, body_schema
+from graph.search.options import MAX_QUERY_CHARS
+from resolvers.http.openapi import (
+    NonEmpty,
+    Prose,
+    Timestamp,
+    body_schema,
+    one_of_fields,
+    ruled_body_schema,
+)
+from resolvers.mem0.bodies import DayOrTime
 from resolvers.mem0.shapes import EVENTS, expiration_date
 
 # What mem0's server lists at most, and by default (its `Memory.get_all` and `search`).
@@ -32,22 +41,22 @@ class OssMessage(TypedDict):
 
     role: Literal["user", "assistant", "system", "tool"]
     """Who said it: user and assistant messages are stored, system and tool messages not."""
-    content: Annotated[str, Field(min_length=1)]
+    content: Prose
     """What was said: stored as a memory's text."""
 
 
-@body_schema
+@ruled_body_schema(one_of_fields("user_id", "agent_id", "run_id", null_is_absent=True))
 class OssMemoryCreate(TypedDict, total=False):
     """An add: the messages and at least one of user_id, agent_id, run_id."""
 
-    messages: Annotated[list[OssMessage], Field(min_length=1)]
+    messages: Required[Annotated[list[OssMessage], Field(min_length=1)]]
     """The messages, each user or assistant message stored as a memory."""
-    user_id: str | None
-    agent_id: str | None
-    run_id: str | None
+    user_id: NonEmpty | None
+    agent_id: NonEmpty | None
+    run_id: NonEmpty | None
     metadata: dict[str, Any] | None
     """Kept with each memory."""
-    expiration_date: str | None
+    expiration_date: DayOrTime | None
     """The last day the memories are shown (YYYY-MM-DD)."""
     infer: bool | None
     """true (the default): through factgraph's write pipeline and queued for the
@@ -58,16 +67,16 @@ class OssMemoryCreate(TypedDict, total=False):
     """Ignored (extraction follows the consolidator's configuration)."""
 
 
-@body_schema
+@ruled_body_schema(one_of_fields("text", "metadata", "expiration_date", null_is_absent=True))
 class OssMemoryUpdate(TypedDict, total=False):
     """A change of a memory: a new text supersedes its current version (the memory keeps its
     id); metadata or expiration date alone change in place."""
 
-    text: str | None
+    text: Prose | None
     """The new text."""
     metadata: dict[str, Any] | None
     """The new metadata."""
-    expiration_date: str | None
+    expiration_date: DayOrTime | None
     """The new last day (YYYY-MM-DD); null clears it."""
 
 
@@ -75,15 +84,15 @@ class OssMemoryUpdate(TypedDict, total=False):
 class OssSearchRequest(TypedDict, total=False):
     """A search: the query, and a filter naming at least one of user_id, agent_id, run_id."""
 
-    query: Annotated[str, Field(min_length=1)]
+    query: Required[Annotated[Prose, Field(max_length=MAX_QUERY_CHARS)]]
     """What to look for."""
     filters: dict[str, Any] | None
     """mem0's filter grammar: ids, `AND` / `OR` / `NOT`, operators (docs/mem0.md)."""
-    user_id: str | None
+    user_id: NonEmpty | None
     """Deprecated by mem0: pass it in `filters`."""
-    agent_id: str | None
+    agent_id: NonEmpty | None
     """Deprecated by mem0: pass it in `filters`."""
-    run_id: str | None
+    run_id: NonEmpty | None
     """Deprecated by mem0: pass it in `filters`."""
     top_k: Annotated[int, Field(ge=1, le=MAX_SEARCH_TOP_K)] | None
     """How many hits at most (20 unless given)."""

@@ -18,7 +18,7 @@ from graph.adapters.mem0.entities import ID_FIELDS, EntityIds, entity_ids
 from graph.adapters.mem0.filters import ANY, Filter, Node, all_of, parse
 from graph.adapters.mem0.writing import ROLES, Message
 from graph.errors import ValidationError
-from graph.write.validation import parse_time
+from graph.write.validation import parse_time, whole
 from resolvers.mem0.bodies import (
     Mem0AddRequest,
     Mem0ListRequest,
@@ -143,7 +143,7 @@ def boolean(values: Mapping[str, Any], name: str, default: bool) -> bool:
 
 
 def integer(values: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
-    raw = values.get(name)
+    raw = whole(values.get(name))
     if raw is None:
         return default
     if isinstance(raw, str) and raw.strip().isdigit():
@@ -215,9 +215,9 @@ def search_filter(values: Mapping[str, Any]) -> Filter:
     client sends them there) and the request's own narrowing fields, all ANDed."""
     parts: list[Node] = []
     raw = values.get("filters")
-    if raw is not None:
-        if isinstance(raw, str):
-            raw = metadata(raw, "filters")
+    if isinstance(raw, str):
+        raw = metadata(raw, "filters")
+    if raw is not None and raw != {}:  # `{}` narrows nothing: as if absent
         parts.append(parse(raw))
     for field in IDS:
         if values.get(field) is not None:
@@ -226,7 +226,7 @@ def search_filter(values: Mapping[str, Any]) -> Filter:
     if meta:
         parts.append(parse({"metadata": meta}, where=""))
     for field, operator in (("categories", "in"), ("keywords", "icontains")):
-        if values.get(field) is not None:
+        if values.get(field) is not None and values[field] != []:  # []: narrows nothing
             parts.append(parse({field: {operator: values[field]}}, where=""))
     for field, operator in (("start_date", "gte"), ("end_date", "lte")):
         if values.get(field) is not None:

@@ -1,14 +1,27 @@
 """The routes of mem0's platform API that its Python (1.x, 2.x) and JavaScript clients call,
 and those of mem0's open-source server (resolvers/mem0/oss.py).
 
-Paths keep mem0's trailing slashes. docs/mem0.md describes them and the mapping onto factgraph.
+Paths keep mem0's trailing slashes. An entity id may hold `/` (`team/alice`): the delete route
+takes the rest of the path as the id, so `team%2Falice` (decoded once, by the server) and
+`team/alice` both address it. docs/mem0.md describes them and the mapping onto factgraph.
 """
 
 from __future__ import annotations
 
+from starlette.convertors import PathConvertor, register_url_convertor
 from starlette.routing import Route
 
 from resolvers.mem0 import batch, entities, memories, oss, ping
+
+
+class RestOfPath(PathConvertor):
+    """The rest of the path, line breaks included (Starlette's `path` stops at one, and an id
+    holding one then matched no route)."""
+
+    regex = "(?s:.*)"
+
+
+register_url_convertor("rest", RestOfPath())
 
 routes = [
     Route("/v1/ping/", ping.ping, methods=["GET"]),
@@ -26,8 +39,8 @@ routes = [
     Route("/v1/memories/{memory_id}/history/", memories.history, methods=["GET"]),
     Route("/v1/event/{event_id}/", memories.event, methods=["GET"]),
     Route("/v1/entities/", entities.listed, methods=["GET"]),
-    # `path`: an id may hold `/` (the clients send it encoded, the server decodes it).
-    Route("/v2/entities/{entity_type}/{entity_id:path}/", entities.delete, methods=["DELETE"]),
+    # `rest`: an id may hold `/` (the clients send it encoded, the server decodes it).
+    Route("/v2/entities/{entity_type}/{entity_id:rest}/", entities.delete, methods=["DELETE"]),
     Route("/v1/batch/", batch.update_many, methods=["PUT"]),
     Route("/v1/batch/", batch.delete_many, methods=["DELETE"]),
     Route("/v1/feedback/", batch.feedback, methods=["POST"]),

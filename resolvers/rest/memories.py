@@ -28,6 +28,7 @@ from typing_extensions import TypedDict
 from graph.errors import FactgraphError, NotFound, ValidationError
 from graph.write.batch import checked_size
 from graph.write.facts import Decision, DecisionKind, Fact, FactStatus
+from graph.write.turn_fields import MAX_TURN
 from graph.write.validation import MAX_FIELD_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
 from resolvers.http.context import authorize, memory_of, rest_scope
 from resolvers.http.openapi import (
@@ -35,6 +36,7 @@ from resolvers.http.openapi import (
     NOT_FOUND,
     SCOPE_PARAMS,
     ErrorBody,
+    Prose,
     Reply,
     Timestamp,
     body_schema,
@@ -49,35 +51,38 @@ Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
 class MemoryWrite(TypedDict, total=False):
     """A memory to store. Only `content` is required; a field sent as null counts as absent."""
 
-    content: Required[Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]]
+    content: Required[Annotated[Prose, Field(max_length=MAX_TEXT_CHARS)]]
     """The text (no NUL character)."""
-    tags: Annotated[
-        list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
-        Field(max_length=MAX_TAGS),
-    ]
-    importance_score: Annotated[float, Field(ge=0, le=10)]
+    tags: (
+        Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
+            Field(max_length=MAX_TAGS),
+        ]
+        | None
+    )
+    importance_score: Annotated[float, Field(ge=0, le=10)] | None
     """0 to 10 (default 5)."""
-    partition_id: Text
+    partition_id: Text | None
     """A partition of the scope (default `default`)."""
-    metadata: dict[str, Any]
+    metadata: dict[str, Any] | None
     """Any JSON object (at most 16 kB); `session_id` and `turn` in it place the memory in a
     conversation when the top-level fields are absent."""
-    source: Text
+    source: Text | None
     """Where the memory came from; untrusted sources are quarantined for review."""
-    expires_at: Timestamp
+    expires_at: Timestamp | None
     """When it stops being returned."""
-    subject: Text
+    subject: Text | None
     """With `predicate` (and `object`): the slot a later write of the same subject and a
     single-valued predicate supersedes."""
-    predicate: Text
-    object: Text
-    session_id: Text
+    predicate: Text | None
+    object: Text | None
+    session_id: Text | None
     """The conversation it belongs to."""
-    turn: Annotated[int, Field(ge=0)]
+    turn: Annotated[int, Field(ge=0, le=MAX_TURN)] | None
     """Its position in that conversation."""
-    valid_from: Timestamp
+    valid_from: Timestamp | None
     """When it became true in the world (default: now)."""
-    valid_to: Timestamp
+    valid_to: Timestamp | None
     """When it stopped being true (later than `valid_from`)."""
 
 
@@ -157,6 +162,9 @@ def fact_mapping(body: Any) -> dict[str, Any]:
         raise ValidationError("content", "is required and must be a string")
     if body.get("metadata") is not None and not isinstance(body["metadata"], dict):
         raise ValidationError("metadata", "must be a JSON object")
+    for name in ("expires_at", "valid_from", "valid_to"):
+        if body.get(name) == "":  # null is absent; an empty string is a mistake
+            raise ValidationError(name, "must be an ISO-8601 date-time or null")
     return {FIELDS[name]: value for name, value in body.items() if value is not None}
 
 

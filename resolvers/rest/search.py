@@ -25,8 +25,9 @@ from typing_extensions import TypedDict
 
 from graph.errors import FactgraphError, ValidationError
 from graph.search import SearchOptions, SearchResult
-from graph.search.options import MAX_TOP_K, MAX_TURNS
+from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K, MAX_TURNS
 from graph.write.facts import Fact
+from graph.write.validation import whole
 from resolvers.http.context import authorize, memory_of, rest_scope
 from resolvers.http.observe import note_error
 from resolvers.http.openapi import (
@@ -34,10 +35,13 @@ from resolvers.http.openapi import (
     SCOPE_PARAMS,
     ErrorBody,
     ErrorDetail,
+    NonEmpty,
+    NoNul,
     Reply,
     Timestamp,
     body_schema,
     described,
+    ruled_body_schema,
 )
 
 log = logging.getLogger("factgraph.rest")
@@ -46,30 +50,42 @@ Weight = Annotated[float, Field(ge=0, le=1000, json_schema_extra={"default": 1})
 Turns = Annotated[int, Field(ge=0, le=MAX_TURNS, json_schema_extra={"default": 0})]
 
 
-@body_schema
+# Weights left out (or null) count as 1; all three 0 leave nothing to rank by.
+_SOME_WEIGHT = {
+    "not": {
+        "required": ["weight_relevance", "weight_importance", "weight_recency"],
+        "properties": {
+            name: {"const": 0}
+            for name in ("weight_relevance", "weight_importance", "weight_recency")
+        },
+    }
+}
+
+
+@ruled_body_schema(_SOME_WEIGHT)
 class SearchRequest(TypedDict, total=False):
     """A search: what to look for, where, and how to rank. No other field is accepted; a
     field sent as null counts as absent."""
 
-    query: Required[str]
+    query: Required[Annotated[NoNul, Field(max_length=MAX_QUERY_CHARS)]]
     """What to look for: words, a question."""
-    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})]
+    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})] | None
     """How many results at most."""
-    partition_ids: list[Annotated[str, Field(min_length=1)]]
+    partition_ids: list[NonEmpty] | None
     """Only memories of these partitions (default: all)."""
-    tags: list[Annotated[str, Field(min_length=1)]]
+    tags: list[NonEmpty] | None
     """Only memories carrying one of these tags."""
-    weight_relevance: Weight
+    weight_relevance: Weight | None
     """The weight of relevance (full-text and meaning) in the score; at least one weight > 0."""
-    weight_importance: Weight
+    weight_importance: Weight | None
     """The weight of the memory's importance in the score."""
-    weight_recency: Weight
+    weight_recency: Weight | None
     """The weight of recency in the score."""
-    prev_turns: Turns
+    prev_turns: Turns | None
     """Also return this many turns before each hit's turn of its session, as `related`."""
-    next_turns: Turns
+    next_turns: Turns | None
     """Also return this many turns after each hit's turn, as `related`."""
-    threshold: Annotated[float, Field(ge=0, le=1, json_schema_extra={"default": 0})]
+    threshold: Annotated[float, Field(ge=0, le=1, json_schema_extra={"default": 0})] | None
     """Leave out results whose relevance_score (0..1) is below this, as mem0 calls it."""
 
 
@@ -264,7 +280,7 @@ routes = [Route("/api/v1/search", search, methods=["POST"])]
 
 
 def _integer(body: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
-    value = body.get(name)
+    value = whole(body.get(name))
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int):

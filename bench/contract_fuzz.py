@@ -1,0 +1,213 @@
+"""The contract fuzz of tests/test_contract.py, longer: every phase, stateful included.
+
+Starts `factgraph serve` on a free port (or uses --url), runs schemathesis over /openapi.json
+(examples, coverage, fuzzing, stateful: sequences that follow the document's links) and over
+/graphql, each for half of --minutes, with a fixed seed so a failure reproduces, and writes
+the figures: requests, operations, failures by code (5xx, schema mismatches, ...), and the
+server's ERROR log lines. Everything it writes lands in one scope and its mem0 project's
+scopes, deleted at the end (tests/contract_hooks.py points every GraphQL `scope:` there).
+
+    .venv/bin/python bench/contract_fuzz.py --minutes 10 --out bench/results/contract_fuzz.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from graph.adapters.mem0 import store
+from graph.adapters.mem0.entities import namespace_prefix
+from graph.config import Settings
+from graph.storage.db import Database
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
+SEED = 59
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(port: int, log_path: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "FACTGRAPH_LOG_FORMAT": "json", "FACTGRAPH_PORT": str(port)}
+    log = log_path.open("ab")
+    proc = subprocess.Popen(
+        [str(Path(sys.executable).with_name("factgraph")), "serve"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"factgraph serve exited with {proc.returncode}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
+                return proc
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    proc.kill()
+    raise SystemExit("factgraph serve did not become healthy within 180 s")
+
+
+def run(target: str, scope: str, seconds: int, report: Path, *extra: str) -> dict[str, Any]:
+    """One schemathesis run; its figures from the NDJSON event stream."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as where:  # no failure cache carried between runs
+        done = subprocess.run(
+            [
+                str(SCHEMATHESIS),
+                f"--config-file={ROOT / 'tests' / 'schemathesis.toml'}",
+                "run",
+                target,
+                f"--seed={SEED}",
+                f"--max-time={seconds}",
+                "--workers=1",
+                "--no-color",
+                # Hypothesis' too_slow health check times the generation of data, which on a loaded
+                # machine fails a run that found nothing: the one check that depends on the clock.
+                "--suppress-health-check=too_slow",
+                "--request-timeout=60",
+                f"--header=X-Scope: {scope}",
+                "--report=ndjson",
+                f"--report-ndjson-path={report}",
+                *extra,
+            ],
+            env={
+                **os.environ,
+                "SCHEMATHESIS_HOOKS": "tests.contract_hooks",
+                "CONTRACT_SCOPE": scope,
+                "PYTHONPATH": str(ROOT),
+            },
+            cwd=where,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    figures = figures_of(report)
+    figures.update(exit_code=done.returncode, seconds=round(time.monotonic() - started, 1))
+    report.with_suffix(".txt").write_text(done.stdout + done.stderr)
+    return figures
+
+
+def figures_of(report: Path) -> dict[str, Any]:
+    """Requests, operations and failures (by schemathesis' code) from an NDJSON report."""
+    requests = 0
+    statuses: Counter[str] = Counter()
+    operations: set[str] = set()
+    failures: Counter[str] = Counter()
+    for line in report.read_text().splitlines():
+        event = json.loads(line)
+        for name, body in event.items():
+            if not isinstance(body, dict):
+                continue
+            label = body.get("label") or (body.get("recorder") or {}).get("label")
+            if isinstance(label, str) and name == "ScenarioFinished":
+                operations.add(label)
+            recorder = body.get("recorder")
+            if not isinstance(recorder, dict):
+                continue
+            for interactions in (recorder.get("interactions") or {}).values():
+                response = interactions.get("response") if isinstance(interactions, dict) else None
+                if response is not None:
+                    requests += 1
+                    statuses[f"{str(response.get('status_code', 0))[0]}xx"] += 1
+            for checks in (recorder.get("checks") or {}).values():
+                for check in checks:
+                    if check.get("failure_info"):
+                        failure = check["failure_info"].get("failure", {})
+                        failures[str(failure.get("code", check.get("name")))] += 1
+    return {
+        "requests": requests,
+        "statuses": dict(statuses),
+        "operations": len(operations),
+        "failures": dict(failures),
+    }
+
+
+def errors_in(log: Path, since: int) -> list[str]:
+    """The ERROR lines the server logged from byte `since` of its log."""
+    lines = log.read_bytes()[since:].decode(errors="replace").splitlines()
+    found = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if record.get("level") == "error":
+            found.append(str(record.get("message")))
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--minutes", type=float, default=10)
+    parser.add_argument("--url", help="a running server (its log is then not read)")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench/results/contract_fuzz.json")
+    args = parser.parse_args()
+    scope = f"bench-contract-{uuid.uuid4().hex[:8]}"
+    half = max(30, int(args.minutes * 60 / 2))
+    work = Path(tempfile.mkdtemp(prefix="contract-fuzz-"))
+    log = work / "serve.log"
+    proc = None
+    if args.url is None:
+        log.touch()
+        port = free_port()
+        proc = start_server(port, log)
+    base = args.url or f"http://127.0.0.1:{port}"
+    try:
+        since = log.stat().st_size if log.exists() else 0
+        rest = run(f"{base}/openapi.json", scope, half, work / "rest.ndjson")
+        graphql = run(
+            f"{base}/graphql",
+            scope,
+            half,
+            work / "graphql.ndjson",
+            "--exclude-checks=positive_data_acceptance",
+        )
+        errors = errors_in(log, since) if args.url is None else []
+    finally:
+        if proc is not None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=60)
+        db = Database(Settings.from_env())
+        try:
+            for name in [scope, *store.project_scopes(db, namespace_prefix(scope))]:
+                db.write("scope_delete", {"scope": name})
+        finally:
+            db.close()
+    result = {
+        "minutes": args.minutes,
+        "seed": SEED,
+        "rest": rest,
+        "graphql": graphql,
+        "error_log_lines": len(errors),
+        "error_messages": sorted(set(errors))[:20],
+        "outputs": str(work),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+    return 0 if rest["exit_code"] == 0 and graphql["exit_code"] == 0 and not errors else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
