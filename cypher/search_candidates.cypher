@@ -338,7 +338,7 @@ CALL (ft, ps, vec, graph) {
   // more than the index calls for ~100 candidates; graph.write.facts parses the ISO text.
   RETURN collect(CASE WHEN $full THEN n {.id, .scope, .partition, .text, .index_text,
     .subject, .predicate, .object, .tags, .importance, .source, .metadata, .session_id, .turn,
-    .content_hash, .embedder, .status, .strength, .access_count,
+    .content_hash, .standing, .embedder, .status, .strength, .access_count,
     valid_from: toString(n.valid_from), valid_to: toString(n.valid_to),
     recorded_at: toString(n.recorded_at), updated_at: toString(n.updated_at),
     expired_at: toString(n.expired_at), expires_at: toString(n.expires_at),

@@ -30,6 +30,7 @@ from graph.search.related import finish
 from graph.search.relevance import by_relevance, relevances
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
+from graph.search.standing import bearing
 from graph.search.subjects import boosted
 from graph.search.types import Hit, ListRank, Scored, SearchResult
 from graph.storage.db import Database
@@ -125,12 +126,28 @@ def search(
         hits = rescored(query, found, hits, done.cosines)
     if options.newer_first:
         hits = newer.first(hits)
+    standing = (
+        _timed(
+            timings,
+            "standing",
+            lambda: bearing(db, scope, embedded[0], now, limit=options.standing_limit),
+        )
+        if embedded and options.standing_limit
+        else []
+    )
     ids = [h.fact.id for h in hits]
     if options.track_access:
         access.recorder(db).record(scope, ids, now)
     if options.context_id is not None:
         _record_context(db, scope, options.context_id, ids, clock)
-    return SearchResult(query=query, hits=hits, related=extra, lucene=lucene, timings_ms=timings)
+    return SearchResult(
+        query=query,
+        hits=hits,
+        related=extra,
+        standing=standing,
+        lucene=lucene,
+        timings_ms=timings,
+    )
 
 
 def rank(

@@ -1,0 +1,50 @@
+"""The standing instructions and preferences that bear on a query, beside a search's hits.
+
+A request that should honour "always include type hints" seldom shares a word with it ("write
+me a parser"), so the hits miss it. A scope holds few standing statements (graph/write/
+standing.py), so every one is scored against the query's vector, exactly, in its own small
+query, and the closest come back in a field of their own, above a floor, whatever the hits.
+The floor and the limit were measured on the BEAM development chats (bench/recall.py,
+`hit@10+standing`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from graph.search.types import StandingFact
+from graph.storage.db import Database
+from graph.write.facts import Fact
+
+# The vector index's scale, (1 + cosine) / 2. e5-small-v2 puts almost any two English texts
+# above 0.85; a standing statement about another topic of the same project scores ~0.88, one
+# that bears on the question 0.90 and more (bench/recall.py --standing-floor).
+DEFAULT_FLOOR = 0.88
+DEFAULT_LIMIT = 5
+
+
+def bearing(
+    db: Database,
+    scope: str,
+    vector: list[float],
+    now: datetime,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    floor: float = DEFAULT_FLOOR,
+) -> list[StandingFact]:
+    """The scope's active standing statements closest to the query's `vector`, best first."""
+    if limit <= 0:
+        return []
+    records = db.read_fast(
+        "standing_near",
+        {"scope": scope, "vector": vector, "now": now, "floor": floor, "limit": limit},
+    )
+    return [StandingFact(Fact.from_node(r["fact"]), float(r["score"])) for r in records]
+
+
+def listed(
+    db: Database, scope: str, now: datetime, *, kind: str | None = None, limit: int = 100
+) -> list[Fact]:
+    """A scope's active standing statements, newest first; of one `kind` if given."""
+    records = db.read("standing_list", {"scope": scope, "kind": kind, "now": now, "limit": limit})
+    return [Fact.from_node(r["fact"]) for r in records]
