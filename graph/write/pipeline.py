@@ -168,23 +168,18 @@ def decide(
     return Verdict(DecisionKind.INSERT, None, "new fact")
 
 
-# How close (cosine) a revocation that shares no content word with a standing statement must
-# come to it to revoke it: "forget that rule" said right after the instruction it means.
-REVOKE_CLOSE = 0.85
-
-
 def revoked(fact: FactInput, standing: Sequence[Neighbour]) -> Fact | None:
     """The standing statement a revocation withdraws: the closest one that shares a content
-    word with it ("drop the type hints" / "always include type hints"), else the closest when
-    it lies within REVOKE_CLOSE; None when the text revokes nothing or nothing fits."""
+    word with it ("drop the type hints" / "always include type hints"); None when the text
+    revokes nothing or no statement shares its words. Closeness alone is not enough:
+    e5-small-v2 put "forget what I said about emojis" above cosine 0.85 to "I prefer PostgreSQL"."""
     if not standing or not revokes(fact.text, fact.subject):
         return None
     words = topic_terms(fact.text)
     for neighbour in standing:
         if words & topic_terms(neighbour.fact.text):
             return neighbour.fact
-    best = standing[0]
-    return best.fact if best.cosine >= REVOKE_CLOSE else None
+    return None
 
 
 def _near_kind(settings: PipelineSettings) -> DecisionKind:
