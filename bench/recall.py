@@ -261,6 +261,7 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
                     "turn": fact.turn,
                     "subject": fact.subject,
                     "changed": says_changed(fact.text),
+                    "matched": list(found.briefs[fid].matched),
                     "lists": {},
                 },
             )

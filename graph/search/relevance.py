@@ -1,10 +1,13 @@
 """A hit's relevance: the chance that it answers the query, from what the indexes say of it alone.
 
-A logistic model over one candidate's own signals (its vector score, its full-text and passage
-BM25 scores, whether the query names its subject) trained on both development sets by
-bench/ranker.py and shipped as relevance.json beside this module. Nothing in it depends on the
-other candidates of the search, so a caller can threshold it (`minScore`): min-max normalised
-fusion gave the last candidate of every list 0.0, however good a match.
+A logistic model over one candidate's own signals (its vector score, how well its words match
+the query's, whether the query names its subject) trained on both development sets by
+bench/ranker.py and shipped as relevance.json beside this module. It reads nothing of another
+scope: the words' weights come from the scope's own candidates for the query
+(graph/search/lexical.py), not from Lucene's statistics of the whole database, so whatever
+other tenants write, a fact's relevance to a query stays the same (tests/test_relevance_scope.py)
+and a caller can threshold it (`minScore`): min-max normalised fusion gave the last candidate
+of every list 0.0, however good a match.
 
 It is what every hit reports as `relevance`, whatever the fusion; the default fusion (COMBSUM)
 still orders the hits, since each list's min-max standing says how clear a winner is within one
@@ -24,18 +27,16 @@ from pathlib import Path
 from typing import Any
 
 from graph.search.candidates import Candidates
-from graph.search.lucene import terms
+from graph.search.lexical import query_stems, scores
 from graph.search.subjects import named, subject_key
 
 FEATURES = (
     "cosine",
-    "log_fulltext",
-    "log_passage",
-    "fulltext_per_term",
-    "passage_per_term",
+    "log_lexical",
+    "lexical_per_term",
+    "coverage",
     "subject",
     "cosine_squared",
-    "fulltext_x_passage",
 )
 # A candidate the query was not embedded for (a FULLTEXT search) counts as orthogonal to it.
 NO_COSINE = 0.5
@@ -43,34 +44,32 @@ MODEL_FILE = Path(__file__).with_name("relevance.json")
 
 
 def features(
-    *, cosine: float, fulltext: float, passage: float, query_terms: int, subject: bool
+    *, cosine: float, lexical: float, coverage: float, query_terms: int, subject: bool
 ) -> list[float]:
     """The model's inputs for one candidate.
 
     `cosine` is on the vector index's scale, (1 + cos) / 2, as search reads it (a long text's
-    best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT); a BM25 score is 0 where the
-    index did not match the fact. BM25 grows with the number of query terms matched, so its
-    share per term is given too: a long question's sum is not a better match than a short
-    one's. More BM25 never lowers the relevance (tests/test_search_units.py): fits with
-    indicators of "matched at all", or products of the cosine and a BM25, gave a faint word
-    match, or any match of a near-identical text, a lower relevance than none, and a LangGraph
-    store item holding the query word fell below one that did not. Without them the AUCs and
-    newer-first stayed as they were (bench/results/ranker.txt). `subject`: the query names
-    this fact's subject (graph/search/subjects.py).
+    best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT). `lexical` is the summed IDF,
+    among the search's own candidates, of the query's word stems the fact holds, and
+    `coverage` that sum's share of all the query's (graph/search/lexical.py): both come from
+    the scope's facts alone, where Lucene's BM25 weighed each word by every scope's facts and
+    moved one scope's relevance with another's writes. The lexical score grows with the number
+    of query terms matched, so its share per term is given too: a long question's sum is not a
+    better match than a short one's. More of it never lowers the relevance
+    (tests/test_search_units.py): no product with the cosine, which gave a faint word match a
+    lower relevance than none. `subject`: the query names this fact's subject
+    (graph/search/subjects.py).
     """
     terms_ = max(1, query_terms)
     cos = 2.0 * cosine - 1.0
-    ft = math.log1p(max(0.0, fulltext))
-    ps = math.log1p(max(0.0, passage))
+    lex = max(0.0, lexical)
     return [
         cos,
-        ft,
-        ps,
-        max(0.0, fulltext) / terms_,
-        max(0.0, passage) / terms_,
+        math.log1p(lex),
+        lex / terms_,
+        max(0.0, coverage),
         1.0 if subject else 0.0,
         cos * cos,
-        ft * ps,
     ]
 
 
@@ -82,11 +81,11 @@ def relevances(
 ) -> dict[str, float]:
     """Every candidate's relevance, in the order candidates were first seen; with `only`, of
     those candidates alone (a search's ~300 candidates cost ~1 ms, and without a threshold
-    only its ~10 hits report one: graph/search/engine.py)."""
+    only its ~10 hits report one: graph/search/engine.py). The lexical scores are made over
+    every candidate all the same: their word weights come from the whole pool."""
     active = model or shipped()
-    n_terms = len(terms(query))
-    fulltext = dict(found.lists.get("fulltext", ()))
-    passage = dict(found.lists.get("passage", ()))
+    query_terms = query_stems(query)
+    lexical = scores(query_terms, {fid: b.matched for fid, b in found.briefs.items()})
     wanted = found.briefs if only is None else only
     # Which subjects the query names, asked once: each candidate's answer is its own.
     names = named(query, {found.briefs[fid].subject for fid in wanted})
@@ -96,11 +95,12 @@ def relevances(
             if fid in out or (only is not None and fid not in only):
                 continue
             subject = found.briefs[fid].subject
+            score, coverage = lexical.get(fid, (0.0, 0.0))
             x = features(
                 cosine=found.cosines.get(fid, NO_COSINE),
-                fulltext=fulltext.get(fid, 0.0),
-                passage=passage.get(fid, 0.0),
-                query_terms=n_terms,
+                lexical=score,
+                coverage=coverage,
+                query_terms=len(query_terms),
                 subject=bool(subject) and subject_key(subject or "") in names,
             )
             out[fid] = active.probability(x)
