@@ -229,3 +229,14 @@ def test_the_mcp_search_tool_returns_them(
     found = over_http(server_url, steps, scope=scope)
     assert found["standing"][0]["text"] == POSTGRES
     assert found["standing"][0]["kind"] == "preference"
+
+
+def test_the_browser_and_the_console_show_them(http: httpx.Client) -> None:
+    style = http.get("/neo4j-browser/style.grass").text
+    rule = style.split("node.Standing {")[1].split("\n}")[0]
+    assert 'caption: "{standing} - {text}";' in rule
+    # The Browser applies the rules in order: a superseded statement is drawn as superseded.
+    assert style.index("node.Active {") < style.index("node.Standing {")
+    assert style.index("node.Standing {") < style.index("node.Superseded {")
+    search = http.get("/console/assets/views/search.js").text
+    assert "standing { similarity fact" in search
