@@ -335,7 +335,8 @@ CALL (ft, ps, vec, graph) {
   // `matched`: which of the query's word stems ($text.stems) the fact's lowercased text holds
   // at a word's start, by their index: what its relevance reads instead of BM25, whose word
   // weights come from every scope's facts (graph/search/lexical.py).
-  WITH n, ' ' + replace(coalesce(n.lexical_text, toLower(n.text)), '\n', ' ') AS hay
+  WITH n, CASE WHEN size($text.stems) > 0
+    THEN ' ' + replace(coalesce(n.lexical_text, toLower(n.text)), '\n', ' ') END AS hay
   WITH n, [i IN range(0, size($text.stems) - 1) WHERE hay CONTAINS (' ' + $text.stems[i])]
     AS matched
   // $full: the whole fact (named properties, as in search_related.cypher), for a reranker
