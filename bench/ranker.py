@@ -98,16 +98,15 @@ def row_features(row: Row) -> dict[str, list[float]]:
     query_terms = query_stems(question_)
     cands = row["candidates"]
     names = named(question_, {c.get("subject") for c in cands.values()})
-    lexical = scores(query_terms, {fid: c.get("matched") or () for fid, c in cands.items()})
     out = {}
     for fid, cand in cands.items():
         subject = cand.get("subject")
-        score, coverage = lexical[fid]
+        held, coverage, char_coverage = scores(query_terms, cand.get("matched") or ())
         out[fid] = features(
             cosine=cand["cosine"] if cand["cosine"] is not None else NO_COSINE,
-            lexical=score,
+            matched=held,
             coverage=coverage,
-            query_terms=len(query_terms),
+            char_coverage=char_coverage,
             subject=bool(subject) and subject_key(subject) in names,
         )
     return out

@@ -213,4 +213,4 @@ def test_hostile_and_empty_queries_are_not_errors(
     for query in ["", "   ", 'key" AND partition:work) OR (*', "\\\\", "🔑" * 100]:
         response = post(http, scope, {"query": query})
         assert response.status_code == 200, response.text
-    assert post(http, scope, {"query": ""}).json() == {"results": [], "related": []}
+    assert post(http, scope, {"query": ""}).json() == {"results": [], "related": [], "standing": []}

@@ -414,22 +414,13 @@ def test_a_word_match_never_lowers_a_hits_relevance() -> None:
                 model.probability(
                     features(
                         cosine=cosine,
-                        lexical=lexical,
-                        coverage=coverage,
-                        query_terms=terms_,
+                        matched=held,
+                        coverage=held / terms_,
+                        char_coverage=held / terms_,
                         subject=False,
                     )
                 )
-                for lexical, coverage in (
-                    (0.0, 0.0),
-                    (0.05, 0.01),
-                    (0.3, 0.05),
-                    (1.0, 0.2),
-                    (2.0, 0.4),
-                    (4.0, 0.6),
-                    (8.0, 0.8),
-                    (16.0, 1.0),
-                )
+                for held in range(terms_ + 1)
             ]
             assert chances == sorted(chances), (cosine, terms_)
 

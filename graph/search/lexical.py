@@ -1,19 +1,22 @@
-"""How well a candidate's words match the query's, from the scope's own candidates alone.
+"""How well a candidate's words match the query's, from the candidate and the query alone.
 
 Lucene's BM25 weighs a word by its rarity in the whole full-text index, every scope's facts
 together: importing 1,120 messages into another scope moved "what sport does Alice play" from
 relevance 0.53 to 0.83 in a scope of three facts, so a threshold meant nothing and one tenant's
 writes could be read off another's scores. The relevance model (graph/search/relevance.py)
-reads this instead: which of the query's word stems each candidate holds (the candidate query
-tests them against the fact's lowercased text, cypher/search_candidates.cypher `matched`), each
-stem weighed by its rarity among the search's candidates (BM25's IDF over that pool). The pool
-is the scope's own: other scopes' facts never enter it.
+reads this instead: which of the query's word stems the candidate's text holds (the candidate
+query tests them against the fact's lowercased text, cypher/search_candidates.cypher `matched`),
+as a count and as shares of the query's stems, by number and by length (a long word says more
+than a short one). No statistics of any collection enter it, neither the database's nor the
+search's other candidates': a fact's match to a query is the same in every store and in every
+pool. Weighing the stems by their rarity among the search's own candidates (BM25's IDF over the
+pool) was the other way to keep other scopes out; it made a hit's relevance move when the
+options changed the pool (excludeIds, candidateTopK).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 from graph.search.lucene import terms
 
@@ -44,21 +47,16 @@ def query_stems(query: str) -> list[str]:
     return stems(terms(query))
 
 
-def scores(
-    query_terms: Sequence[str], matched: Mapping[str, Sequence[int]]
-) -> dict[str, tuple[float, float]]:
-    """Each candidate's (lexical score, coverage): the summed pool IDF of the query stems it
-    holds, and that sum's share of all the query stems' IDF. `matched`: candidate -> the
-    indices (in `query_terms`) of the stems its text holds."""
-    n = len(matched)
-    df = [0] * len(query_terms)
-    for held in matched.values():
-        for i in held:
-            df[i] += 1
-    idf = [math.log1p((n - d + 0.5) / (d + 0.5)) for d in df]
-    total = sum(idf)
-    out: dict[str, tuple[float, float]] = {}
-    for fid, held in matched.items():
-        score = sum(idf[i] for i in set(held))
-        out[fid] = (score, score / total if total > 0 else 0.0)
-    return out
+def scores(query_terms: Sequence[str], matched: Sequence[int]) -> tuple[int, float, float]:
+    """A candidate's match: how many of the query's stems its text holds, their share of the
+    query's stems, and their share of the stems' characters. `matched`: the indices (in
+    `query_terms`) of the stems the text holds."""
+    held = {i for i in matched if 0 <= i < len(query_terms)}
+    if not query_terms:
+        return 0, 0.0, 0.0
+    chars = sum(len(t) for t in query_terms)
+    return (
+        len(held),
+        len(held) / len(query_terms),
+        sum(len(query_terms[i]) for i in held) / chars,
+    )

@@ -2,12 +2,13 @@
 
 A logistic model over one candidate's own signals (its vector score, how well its words match
 the query's, whether the query names its subject) trained on both development sets by
-bench/ranker.py and shipped as relevance.json beside this module. It reads nothing of another
-scope: the words' weights come from the scope's own candidates for the query
-(graph/search/lexical.py), not from Lucene's statistics of the whole database, so whatever
-other tenants write, a fact's relevance to a query stays the same (tests/test_relevance_scope.py)
-and a caller can threshold it (`minScore`): min-max normalised fusion gave the last candidate
-of every list 0.0, however good a match.
+bench/ranker.py and shipped as relevance.json beside this module. It reads nothing but the
+candidate and the query: the word match is the share of the query's stems the fact holds
+(graph/search/lexical.py), not Lucene's BM25, whose word weights come from the whole database.
+So whatever other tenants write, and whichever other candidates the search has, a fact's
+relevance to a query stays the same (tests/test_relevance_scope.py), and a caller can threshold
+it (`minScore`): min-max normalised fusion gave the last candidate of every list 0.0, however
+good a match.
 
 It is what every hit reports as `relevance`, whatever the fusion; the default fusion (COMBSUM)
 still orders the hits, since each list's min-max standing says how clear a winner is within one
@@ -32,9 +33,9 @@ from graph.search.subjects import named, subject_key
 
 FEATURES = (
     "cosine",
-    "log_lexical",
-    "lexical_per_term",
+    "log_matched",
     "coverage",
+    "char_coverage",
     "subject",
     "cosine_squared",
 )
@@ -44,30 +45,26 @@ MODEL_FILE = Path(__file__).with_name("relevance.json")
 
 
 def features(
-    *, cosine: float, lexical: float, coverage: float, query_terms: int, subject: bool
+    *, cosine: float, matched: int, coverage: float, char_coverage: float, subject: bool
 ) -> list[float]:
     """The model's inputs for one candidate.
 
     `cosine` is on the vector index's scale, (1 + cos) / 2, as search reads it (a long text's
-    best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT). `lexical` is the summed IDF,
-    among the search's own candidates, of the query's word stems the fact holds, and
-    `coverage` that sum's share of all the query's (graph/search/lexical.py): both come from
-    the scope's facts alone, where Lucene's BM25 weighed each word by every scope's facts and
-    moved one scope's relevance with another's writes. The lexical score grows with the number
-    of query terms matched, so its share per term is given too: a long question's sum is not a
-    better match than a short one's. More of it never lowers the relevance
+    best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT). `matched`: how many of the
+    query's word stems the fact holds, `coverage` and `char_coverage` their share of the
+    query's stems by number and by length (graph/search/lexical.py): read of the fact and the
+    query alone, where Lucene's BM25 weighed each word by every scope's facts and moved one
+    scope's relevance with another's writes. More words matched never lower the relevance
     (tests/test_search_units.py): no product with the cosine, which gave a faint word match a
     lower relevance than none. `subject`: the query names this fact's subject
     (graph/search/subjects.py).
     """
-    terms_ = max(1, query_terms)
     cos = 2.0 * cosine - 1.0
-    lex = max(0.0, lexical)
     return [
         cos,
-        math.log1p(lex),
-        lex / terms_,
+        math.log1p(max(0, matched)),
         max(0.0, coverage),
+        max(0.0, char_coverage),
         1.0 if subject else 0.0,
         cos * cos,
     ]
@@ -81,11 +78,9 @@ def relevances(
 ) -> dict[str, float]:
     """Every candidate's relevance, in the order candidates were first seen; with `only`, of
     those candidates alone (a search's ~300 candidates cost ~1 ms, and without a threshold
-    only its ~10 hits report one: graph/search/engine.py). The lexical scores are made over
-    every candidate all the same: their word weights come from the whole pool."""
+    only its ~10 hits report one: graph/search/engine.py)."""
     active = model or shipped()
     query_terms = query_stems(query)
-    lexical = scores(query_terms, {fid: b.matched for fid, b in found.briefs.items()})
     wanted = found.briefs if only is None else only
     # Which subjects the query names, asked once: each candidate's answer is its own.
     names = named(query, {found.briefs[fid].subject for fid in wanted})
@@ -94,14 +89,14 @@ def relevances(
         for fid, _ in items:
             if fid in out or (only is not None and fid not in only):
                 continue
-            subject = found.briefs[fid].subject
-            score, coverage = lexical.get(fid, (0.0, 0.0))
+            brief = found.briefs[fid]
+            held, coverage, char_coverage = scores(query_terms, brief.matched)
             x = features(
                 cosine=found.cosines.get(fid, NO_COSINE),
-                lexical=score,
+                matched=held,
                 coverage=coverage,
-                query_terms=len(query_terms),
-                subject=bool(subject) and subject_key(subject or "") in names,
+                char_coverage=char_coverage,
+                subject=bool(brief.subject) and subject_key(brief.subject or "") in names,
             )
             out[fid] = active.probability(x)
     return out
