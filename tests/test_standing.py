@@ -11,6 +11,7 @@ import httpx
 import pytest
 from mcp.client.session import ClientSession
 
+from factgraph_client import Client
 from graph.bulk.importer import ImportOptions, run_import
 from graph.config import Settings
 from graph.errors import ValidationError
@@ -240,3 +241,16 @@ def test_the_browser_and_the_console_show_them(http: httpx.Client) -> None:
     assert style.index("node.Standing {") < style.index("node.Superseded {")
     search = http.get("/console/assets/views/search.js").text
     assert "standing { similarity fact" in search
+
+
+def test_the_python_client_returns_and_lists_them(
+    server_url: str, scope: str, project: dict[str, str]
+) -> None:
+    with Client(server_url, scope=scope, timeout=300) as client:
+        found = client.search("which database should the new service use?", standing_limit=2)
+        assert found.standing[0].fact.text == POSTGRES
+        assert found.standing[0].kind == "preference" and len(found.standing) <= 2
+        listed = client.standing(kind="instruction")
+    assert [(s.fact.text, s.kind, s.similarity) for s in listed] == [
+        (TYPE_HINTS, "instruction", None)
+    ]
