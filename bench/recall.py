@@ -316,7 +316,8 @@ def run_set(
         scope = f"recall-{prefix}-{conversation.name}"
         try:
             seconds = 0.0
-            if tag is None or stored(memory, scope) < len(conversation.rows):
+            # A kept scope holds every row but the exact duplicates (one fact each).
+            if tag is None or stored(memory, scope) < 0.99 * len(conversation.rows):
                 delete_scope(memory.db, scope)
                 seconds = load(memory, scope, conversation)
             run.load_seconds += seconds
