@@ -2,9 +2,10 @@
 // similarity to $vector (the vector index's scale, (1 + cosine) / 2), best first: a revocation
 // retires the one it names (graph/write/pipeline.py), and a search returns those that bear on
 // its query (graph/search/standing.py). A scope holds few of them, so every one is scored
-// exactly, found by the fact_standing index; $limit caps what comes back.
+// exactly, found by the fact_standing index; $limit caps what comes back. The scope travels in
+// a map, $ask, so that its name's length does not key the plan cache (as search's $filter).
 MATCH (f:Standing)
-WHERE f.scope = $scope AND f.status = 'active' AND f.embedding IS NOT NULL
+WHERE f.scope = $ask.scope AND f.status = 'active' AND f.embedding IS NOT NULL
   AND (f.expires_at IS NULL OR f.expires_at > $now)
 WITH f, vector.similarity.cosine(f.embedding, $vector) AS score
 WHERE score >= $floor

@@ -39,7 +39,7 @@ def bearing(
         return []
     records = db.read_fast(
         "standing_near",
-        {"scope": scope, "vector": vector, "now": now, "floor": floor, "limit": limit},
+        {"ask": {"scope": scope}, "vector": vector, "now": now, "floor": floor, "limit": limit},
     )
     return [StandingFact(Fact.from_node(r["fact"]), float(r["score"])) for r in records]
 

@@ -298,7 +298,7 @@ def standing_near(
     records = run(
         tx,
         "standing_near",
-        scope=scope,
+        ask={"scope": scope},
         vector=Vector(vector),
         now=now,
         floor=0.0,
