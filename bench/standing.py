@@ -4,6 +4,7 @@ the other messages.
 
     .venv/bin/python bench/standing.py                 # 100K and 500K, a summary
     .venv/bin/python bench/standing.py --show 20       # and a sample of what fires elsewhere
+    .venv/bin/python bench/standing.py --locomo ../shared/data/locomo/locomo-dev.json  # chit-chat
 
 No Neo4j, no model: the patterns over each message as the recall bench stores it ("role:
 content", graph/write/standing.py strips the label). Evidence of a type is every message its
@@ -51,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     data = ROOT.parent / "shared" / "data" / "beam"
     parser.add_argument("--beam", type=Path, nargs="*", default=[data / "100K", data / "500K"])
     parser.add_argument("--show", type=int, default=0, help="print N messages it fires on")
+    parser.add_argument("--locomo", type=Path, default=None, help="also LoCoMo's turns")
     args = parser.parse_args(argv)
     found = {kind: [0, 0] for kind in TYPES}  # questions with recognised evidence, questions
     fired: list[str] = []
@@ -77,7 +79,34 @@ def main(argv: list[str] | None = None) -> int:
     print(f"other user messages recognised: {len(fired)}/{others} ({len(fired) / others:.3f})")
     for text in random.Random(0).sample(fired, min(args.show, len(fired))):
         print("  -", text[:200].replace("\n", " "))
+    if args.locomo is not None:
+        turns = locomo_turns(args.locomo)
+        chatted = [t for t in turns if recognise(t)]
+        print(
+            f"LoCoMo turns recognised: {len(chatted)}/{len(turns)}",
+            f"({len(chatted) / len(turns):.3f})",
+        )
+        for text in random.Random(7).sample(chatted, min(args.show, len(chatted))):
+            print("  -", text[:200])
     return 0
+
+
+def locomo_turns(path: Path) -> list[str]:
+    """Every turn of LoCoMo's conversations as "Speaker: text"."""
+    out: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if "text" in node and "speaker" in node:
+                out.append(f"{node['speaker']}: {node['text']}")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(json.loads(path.read_text(encoding="utf-8")))
+    return out
 
 
 if __name__ == "__main__":

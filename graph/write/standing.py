@@ -9,11 +9,14 @@ label, and every search returns the ones that bear on its query in a field of th
 hints", "I no longer prefer X") supersedes it.
 
 The patterns were tuned on the BEAM development chats' instruction- and preference-following
-evidence, and checked against the other messages (bench/standing.py): on those chats' user
-messages they recognise 95% of the instruction evidence and 82% of the preference
-evidence, and fire on 6% of the other user messages. Only what a person says counts: a text
-spoken by the assistant ("assistant: always validate your input") is advice, not a standing
-instruction.
+evidence, and checked against the other messages (bench/standing.py): they recognise the
+evidence of all 30 instruction-following questions and of 21 of the 30 preference-following
+ones (the others' evidence states no preference: "I'm stuck on how to write a cover letter
+..."), and fire on 3.8% of the other user messages, nearly all of them standing statements
+that no question asks about. On LoCoMo's chit-chat they fire on 1.7% of the turns, 27 of 30
+sampled being real preferences ("I love camping"); the misses were "never give up" said to a
+friend and "that's what I like to hear". Only what a person says counts: a text spoken by the
+assistant ("assistant: always validate your input") is advice, not a standing instruction.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ _OPENS = r"(?:^|[.!?;\n]\s*|,\s*(?:and\s+|so\s+|but\s+)?)"
 _NOT_A_VERB = (
     r"(?:been|had|was|were|is|are|am|a|an|the|here|there|good|great|happy|glad|nice|fun|"
     r"calm|so|too|very|really|ready|on|in|at|for|with|one|mind|saw|knew|thought|felt|got|went|"
-    r"came|did|said|told|made|[a-z]+ed)\b"
+    r"came|did|said|told|made|[a-z]+ed|[a-z]+ing)\b"
 )
 _INSTRUCTION = re.compile(
     rf"""
