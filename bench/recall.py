@@ -108,7 +108,7 @@ def floors(
     """hit@10+standing at other floors and limits of the standing field, for choosing them
     (graph/search/standing.py): the scope's standing statements scored once, cut many ways."""
     vector = list(memory.embedder.embed_query(q.text.strip()))
-    every = bearing(memory.db, scope, vector, datetime.now(UTC), limit=50, floor=0.0)
+    every = bearing(memory.db, scope, vector, datetime.now(UTC), query=q.text, limit=50, floor=0.0)
     for floor in STANDING_FLOORS:
         for limit in STANDING_LIMITS:
             kept = [s for s in every if s.similarity >= floor][:limit]

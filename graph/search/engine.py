@@ -134,6 +134,7 @@ def search(
             scope,
             embedded[0],
             now,
+            query=query,
             limit=options.standing_limit,
         )
         if embedded and options.standing_limit

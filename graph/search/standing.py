@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from graph.search.lexical import query_stems
 from graph.search.types import StandingFact
 from graph.storage.db import Database
 from graph.write.facts import Fact
@@ -23,6 +24,14 @@ from graph.write.facts import Fact
 # preference following 0.89 at every floor to 0.91 (bench/recall.py `standing_floors`).
 DEFAULT_FLOOR = 0.86
 DEFAULT_LIMIT = 5
+# Added to a statement's similarity, in its order only, per share of the query's word stems it
+# holds: "always keep a minimalist resume style when I ask about resume design" ranked 7th by
+# similarity for "how should I desing my resume?", among nine statements. On BEAM's
+# development chats any weight from 0.005 to 0.05 brought 100K instruction following's field
+# alone from 19 to 20 of 20 at top 5, and moved nothing else.
+WORD_BONUS = 0.01
+# How many of the closest statements are ordered again with the bonus.
+RERANKED = 4
 
 
 def bearing(
@@ -31,17 +40,39 @@ def bearing(
     vector: list[float],
     now: datetime,
     *,
+    query: str = "",
     limit: int = DEFAULT_LIMIT,
     floor: float = DEFAULT_FLOOR,
 ) -> list[StandingFact]:
-    """The scope's active standing statements closest to the query's `vector`, best first."""
+    """The scope's active standing statements closest to the query's `vector`, best first;
+    with the `query`'s text, its words lift the statements that share them (WORD_BONUS)."""
     if limit <= 0:
         return []
     records = db.read_fast(
         "standing_near",
-        {"ask": {"scope": scope}, "vector": vector, "now": now, "floor": floor, "limit": limit},
+        {
+            "ask": {"scope": scope},
+            "vector": vector,
+            "now": now,
+            "floor": floor,
+            "limit": limit * RERANKED,
+        },
     )
-    return [StandingFact(Fact.from_node(r["fact"]), float(r["score"])) for r in records]
+    found = [StandingFact(Fact.from_node(r["fact"]), float(r["score"])) for r in records]
+    return ordered(query, found)[:limit] if query else found[:limit]
+
+
+def ordered(query: str, found: list[StandingFact]) -> list[StandingFact]:
+    """`found` by similarity plus WORD_BONUS per share of the query's stems each holds."""
+    stems = query_stems(query)
+    if not stems:
+        return found
+
+    def share(fact: Fact) -> float:
+        hay = " " + " ".join(fact.text.casefold().split())
+        return sum(1 for s in stems if " " + s in hay) / len(stems)
+
+    return sorted(found, key=lambda s: -(s.similarity + WORD_BONUS * share(s.fact)))
 
 
 def listed(
