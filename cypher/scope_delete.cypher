@@ -17,4 +17,7 @@ CALL () {
 CALL () {
   MATCH (a:AuditEvent {scope: $scope}) DETACH DELETE a
 }
+CALL () {
+  MATCH (e:Mem0Event {scope: $scope}) DETACH DELETE e
+}
 RETURN true AS done

@@ -50,7 +50,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
-    """MCP over stdio: starts or reuses the local Neo4j exactly as `serve` does."""
+    """MCP over stdio: answers at once, and starts or reuses the local Neo4j exactly as `serve`
+    does in the background (resolvers/mcp/stdio.py)."""
     from graph.auth.roles import Role
     from graph.observability import otel
     from graph.observability.logs import setup_logging
@@ -67,7 +68,6 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
     tools = tools.prefixed(args.namespace or os.environ.get("FACTGRAPH_MCP_NAMESPACE") or "")
     setup_logging(args.log_level, settings.log_format)  # log lines go to stderr
     otel.install_from_env(os.environ)
-    ensure_neo4j(settings)
     print(
         f"factgraph: MCP on stdio, scope {scope!r}, role {role.label}, tools {tools.name}",
         file=sys.stderr,

@@ -19,6 +19,8 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from resolvers.mcp.server import ERROR_META
+
 T = TypeVar("T")
 Steps = Callable[[ClientSession], Awaitable[T]]
 
@@ -91,10 +93,14 @@ def ok(result: types.CallToolResult) -> dict[str, Any]:
 
 
 def failed(result: types.CallToolResult) -> dict[str, Any]:
-    """The error of a call that must have failed as a tool error (not a protocol error)."""
+    """The error of a call that must have failed as a tool error (not a protocol error): its
+    code, message and field from `_meta`, which `structuredContent.error` repeats exactly when
+    the tool declares no output schema."""
     assert result.is_error, result.structured_content
-    assert result.structured_content is not None
-    error = result.structured_content["error"]
+    assert result.meta is not None
+    error = result.meta[ERROR_META]
+    tool = result.structured_content
+    assert tool is None or tool == {"error": error}, tool
     text = result.content[0]
     assert isinstance(text, types.TextContent)
     assert "Traceback" not in text.text and error["message"] in text.text

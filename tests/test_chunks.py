@@ -26,6 +26,7 @@ from graph.memory import Memory
 from graph.platform.embedding import Embedder
 from graph.search import DEFAULT_CHUNK_DISCOUNT, candidates
 from graph.storage.db import Database
+from graph.write import chunks
 from graph.write.validation import MAX_TEXT_CHARS
 from tests.conftest import GraphQLClient
 
@@ -151,6 +152,20 @@ def test_a_long_text_is_cut_into_overlapping_windows_that_each_fit_the_model(
     assert all(text[end - 1] in ".!?" for _, end in windows)
     assert LAST in text[windows[-1][0] : windows[-1][1]]
     assert LAST not in text[windows[0][0] : windows[0][1]]
+
+
+def test_a_text_in_sections_has_a_vector_for_each(memory: Memory, scope: str) -> None:
+    """Sections (between U+001E) are cut and embedded each on its own: the first is the fact's
+    own vector, the others chunks, however short; blank sections make none."""
+    text = "Marta prefers tabs\x1e\x1e  \x1eShe rides to work\x1eand keeps bees"
+    assert chunks.sections(text) == [(0, 18), (23, 40), (41, 55)]
+    assert chunks.sections("no sections") == [(0, 11)]
+    many = "\x1e".join("ab" for _ in range(1000))  # past the cap: the rest is one section
+    cut = chunks.sections(many)
+    assert len(cut) == chunks.MAX_SECTIONS and cut[-1] == (3 * (chunks.MAX_SECTIONS - 1), len(many))
+    memory.remember(scope, {"text": text, "session_id": "s"})
+    (made,) = chunks_of(memory.db, scope).values()
+    assert spans(made) == [(1, 23, 40), (2, 41, 55)]
 
 
 # Every fact of these tests is said on one day: the day is part of what is embedded ("[session

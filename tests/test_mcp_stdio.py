@@ -12,10 +12,12 @@ import pytest
 from mcp.client.session import ClientSession
 
 from factgraph.cli import main
-from graph.errors import ValidationError
+from graph.errors import DatabaseUnavailable, ValidationError
 from graph.memory import Memory
 from resolvers.mcp.arguments import Arguments
+from resolvers.mcp.stdio import LazyMemory
 from resolvers.mcp.tools import BY_NAME
+from tests.live_server import free_port
 from tests.mcp_helpers import failed, ok, over_stdio
 
 
@@ -110,6 +112,39 @@ def test_the_role_is_chosen_at_launch_and_a_reader_cannot_write(scope: str) -> N
     tools, refused = over_stdio(["--role", "reader"], steps, env={"FACTGRAPH_MCP_SCOPE": scope})
     assert "remember" not in tools and "search" in tools
     assert refused["code"] == "FORBIDDEN"
+
+
+def test_the_tools_are_listed_without_waiting_for_the_memory(scope: str) -> None:
+    """A host starts the server at every launch and waits for its tool list: that answer needs
+    no Neo4j and no model, which load in the background (here Neo4j never answers); a call
+    that needs them says why it cannot work."""
+
+    async def steps(session: ClientSession) -> tuple[list[str], dict[str, Any]]:
+        tools = [t.name for t in (await session.list_tools()).tools]
+        return tools, failed(await session.call_tool("search", {"query": "tea"}))
+
+    dead = f"bolt://127.0.0.1:{free_port()}"
+    tools, refused = over_stdio(["--scope", scope], steps, env={"NEO4J_URI": dead})
+    assert {"remember", "search"} <= set(tools)
+    assert refused["code"] == "DATABASE_UNAVAILABLE"
+    assert dead in refused["message"]
+
+
+def test_after_a_failed_start_the_next_call_tries_again(memory: Memory) -> None:
+    """A host keeps the process while Neo4j is down; once it is back, calls work."""
+    attempts: list[int] = []
+
+    def connect() -> Memory:
+        attempts.append(len(attempts))
+        if len(attempts) == 1:
+            raise ConnectionRefusedError("Neo4j is not up yet")
+        return memory
+
+    lazy = LazyMemory(connect)
+    with pytest.raises(DatabaseUnavailable, match="factgraph could not start: Neo4j is not up"):
+        lazy.get()
+    assert lazy.get() is memory and lazy.get() is memory
+    assert len(attempts) == 2
 
 
 def test_strings_that_are_not_unicode_are_refused_naming_the_field() -> None:

@@ -175,32 +175,83 @@ def test_ids_beyond_the_user_are_tags_found_across_users(
     assert texts(not_music["results"]) == ["Dana prefers window seats"]
 
 
-def test_update_supersedes_and_history_tells_add_update_delete(
+def test_a_memory_keeps_its_id_and_created_at_across_updates(
     mem0: tuple[MemoryClient, str], memory: Memory
 ) -> None:
+    """mem0 keeps a memory's id and `created_at` when its text changes, and integrations store
+    the id: every read answers the id `add` gave, while factgraph keeps the versions inside as
+    a supersede chain."""
     client, name = mem0
     first = client.add("I work at Acme", user_id="fay", infer=False)["results"][0]["id"]
+    created = client.get(first)["created_at"]
     updated = client.update(first, text="I work at Globex")
-    assert updated["memory"] == "I work at Globex" and updated["id"] != first
-    # Any version's id addresses the memory: the old id reads the current version.
-    assert client.get(first)["memory"] == "I work at Globex"
-    found = client.search("where does she work?", filters={"user_id": "fay"})
-    assert texts(found["results"]) == ["I work at Globex"]
-    # The old version is kept, superseded, as factgraph's history.
+    assert (updated["id"], updated["memory"]) == (first, "I work at Globex")
+    assert updated["created_at"] == created
+    got = client.get(first)
+    assert (got["id"], got["memory"], got["created_at"]) == (first, "I work at Globex", created)
+    found = client.search("where does she work?", filters={"user_id": "fay"})["results"]
+    assert [(r["id"], r["memory"]) for r in found] == [(first, "I work at Globex")]
+    listed = client.get_all(filters={"user_id": "fay"})["results"]
+    assert [(r["id"], r["created_at"]) for r in listed] == [(first, created)]
+    assert (
+        client.get_all(filters={"AND": [{"user_id": "fay"}, {"memory_ids": [first]}]})["count"] == 1
+    )
+    # Inside, the old version is kept, superseded, and the new one has an id of its own,
+    # which addresses the memory too.
     chain = memory.history(owner_scope(name, "user", "fay"), first)
     assert [f.status.value for f in chain] == ["superseded", "active"]
+    assert chain[1].id != first and client.get(chain[1].id)["id"] == first
 
     relabelled = client.update(first, metadata={"team": "sales"})
-    assert relabelled["id"] == updated["id"] and relabelled["metadata"] == {"team": "sales"}
+    assert relabelled["id"] == first and relabelled["metadata"] == {"team": "sales"}
+    client.delete(first)
+    with pytest.raises(MemoryNotFoundError):
+        client.get(first)
+    assert client.get_all(filters={"user_id": "fay"})["results"] == []
+
+
+def test_history_names_the_memory_in_every_entry(mem0: tuple[MemoryClient, str]) -> None:
+    """Code that filters the history by the id it holds keeps every change; entries have
+    UUIDs (the same at every read), the message that made them (`input`) and mem0's names."""
+    client, _ = mem0
+    first = client.add("I work at Acme", user_id="fay", run_id="r1", infer=False)["results"][0][
+        "id"
+    ]
+    client.update(first, text="I work at Globex")
+    client.update(first, text="I work at Initech")
     client.delete(first)
     events = client.history(first)
-    assert [e["event"] for e in events] == ["ADD", "UPDATE", "DELETE"]
-    assert events[1]["old_memory"] == "I work at Acme"
-    assert events[1]["new_memory"] == "I work at Globex"
-    assert events[2]["is_deleted"] is True
-    with pytest.raises(MemoryNotFoundError):
-        client.get(updated["id"])
-    assert client.get_all(filters={"user_id": "fay"})["results"] == []
+    mine = [e for e in events if e["memory_id"] == first]
+    assert [e["event"] for e in mine] == ["ADD", "UPDATE", "UPDATE", "DELETE"]
+    assert [(e["old_memory"], e["new_memory"]) for e in mine] == [
+        (None, "I work at Acme"),
+        ("I work at Acme", "I work at Globex"),
+        ("I work at Globex", "I work at Initech"),
+        ("I work at Initech", None),
+    ]
+    assert mine[0]["input"] == [{"role": "user", "content": "I work at Acme"}]
+    assert mine[-1]["input"] == [] and mine[-1]["is_deleted"] is True
+    assert all(e["user_id"] == "fay" and e["session_id"] == "r1" for e in mine)
+    entry_ids = [str(uuid.UUID(e["id"])) for e in mine]
+    assert len(set(entry_ids)) == 4 and [e["id"] for e in client.history(first)] == entry_ids
+
+
+def test_update_with_a_timestamp_alone_moves_when_the_memory_holds_from(
+    mem0: tuple[MemoryClient, str],
+) -> None:
+    """mem0's client documents `update(id, timestamp=...)`: the memory's time changes in place
+    (its text, id and `created_at` stay), and a filter on `timestamp` sees it."""
+    client, _ = mem0
+    first = client.add("I ran a marathon", user_id="gil", infer=False)["results"][0]["id"]
+    before = client.get(first)
+    moved = client.update(first, timestamp=1_577_836_800)  # 2020-01-01 UTC
+    assert moved["id"] == first and moved["memory"] == "I ran a marathon"
+    assert moved["timestamp"].startswith("2020-01-01T00:00:00")
+    assert moved["created_at"] == before["created_at"]
+    old = client.get_all(filters={"user_id": "gil", "timestamp": {"lt": "2021-01-01"}})
+    assert [r["id"] for r in old["results"]] == [first]
+    iso = client.update(first, timestamp="2019-06-01T12:00:00Z")
+    assert iso["timestamp"].startswith("2019-06-01T12:00:00")
 
 
 def test_delete_all_and_entities(mem0: tuple[MemoryClient, str]) -> None:
@@ -241,7 +292,9 @@ def test_batches_and_feedback(mem0: tuple[MemoryClient, str], memory: Memory) ->
     }
     noted = client.feedback(reads, feedback="negative", feedback_reason="outdated")
     assert noted["feedback"] == "NEGATIVE" and noted["feedback_reason"] == "outdated"
-    trail = memory.audit_trail(owner_scope(name, "user", "ivy"), noted["id"])
+    assert noted["id"] == reads  # the memory's id; the audit is on its current version
+    scope = owner_scope(name, "user", "ivy")
+    trail = memory.audit_trail(scope, memory.history(scope, reads)[-1].id)
     assert ("feedback", "NEGATIVE: outdated") in [(e.kind, e.reason) for e in trail]
     key_id = client.api_key.split("_")[1]  # fgk_<id>_<secret>: the audit names the key
     assert {e.actor for e in trail} == {key_id}
@@ -276,7 +329,7 @@ def test_bad_input_is_a_clear_400_and_writes_nothing(
         client.add("I like tea", user_id="jo", colour="red")
     assert field.value.details["error"]["field"] == "colour"
     with pytest.raises(Mem0ValidationError):
-        client.search("tea", filters={"user_id": "jo"}, top_k=1000)
+        client.search("tea", filters={"user_id": "jo"}, top_k=1001)
     assert store.project_scopes(memory.db, namespace_prefix(name)) == []
 
 

@@ -15,7 +15,7 @@ import pytest
 from starlette.applications import Starlette
 
 from graph.adapters.mem0 import store
-from graph.adapters.mem0.entities import namespace_prefix
+from graph.adapters.mem0.entities import namespace_prefix, owner_scope
 from graph.memory import Memory
 from tests.mem0_helpers import SCRIPTS, javascript, project, python_v1, scenario
 
@@ -39,8 +39,8 @@ def test_the_1x_python_client(keyed: tuple[str, str, str], memory: Memory) -> No
     assert seen["list"] == ["I am vegetarian", "I live in Oslo", "Prefers email over calls"]
     assert seen["paged_count"] == 3
     assert seen["get"] == "I am vegetarian"
-    assert seen["updated"] == "I live in Bergen"
-    assert seen["history"] == ["ADD", "UPDATE"]
+    assert seen["updated"] == "I live in Bergen" and seen["updated_keeps_id"] is True
+    assert seen["history"] == ["ADD", "UPDATE"]  # the entries that name the id held
     assert seen["users"] == [["agent", "helper"], ["user", user]]
     assert seen["bad_filter"] == ["ValidationError", "filters.mood"]
     assert seen["bad_add"] == ["ValidationError", "user_id"]
@@ -51,6 +51,33 @@ def test_the_1x_python_client(keyed: tuple[str, str, str], memory: Memory) -> No
     assert store.project_scopes(memory.db, namespace_prefix(name))  # it wrote there
 
 
+def test_the_1x_client_made_for_a_project_reaches_it_in_feedback_and_batches(
+    secured: tuple[Starlette, str], memory: Memory
+) -> None:
+    """The 1.x client sends `project_id` with every call but feedback and batches; with a key
+    that reaches two projects, those find the memory's project by its id."""
+    app, url = secured
+    with project(app, memory) as (name, _), project(app, memory) as (other, _):
+        keys = app.state.gate.keys
+        key, token = keys.create([f"{name}/*", f"{other}/*"], "writer")
+        try:
+            user = f"u-{uuid.uuid4().hex[:8]}"
+            command = [str(python_v1()), str(SCRIPTS / "python_v1.py"), url, token, user, name]
+            seen = scenario(command)
+        finally:
+            keys.delete(key.id)
+        scope = owner_scope(name, "user", user)
+        versions = memory.history(scope, seen["kayak"])  # feedback, then a new text
+        trail = [e.kind for v in versions for e in memory.audit_trail(scope, v.id)]
+    assert seen["project_id"] == name
+    assert seen["feedback"] in ([], ["TypeError", None])  # mem0ai 1.0's own bug, after the call
+    assert "feedback" in trail
+    assert seen["batch_update"] == {"message": "Successfully updated 1 memories"}
+    assert seen["after_update"] == "Owns two kayaks"
+    assert seen["batch_delete"] == {"message": "Successfully deleted 1 memories"}
+    assert seen["left"] == ["Owns two kayaks"]
+
+
 def test_the_javascript_client(keyed: tuple[str, str, str]) -> None:
     url, name, token = keyed
     user = f"u-{uuid.uuid4().hex[:8]}"
@@ -58,12 +85,17 @@ def test_the_javascript_client(keyed: tuple[str, str, str]) -> None:
     seen = scenario(["node", str(SCRIPTS / "client.cjs"), str(folder), url, token, user])
     assert seen["projectId"] == name and seen["organizationId"] == "factgraph"
     assert seen["addEvents"] == ["ADD", "ADD"]
+    assert seen["addStatus"] == ["SUCCEEDED", True]
     assert seen["searchTop"] == "I collect vinyl records"
     assert seen["searchMetadata"] == {"from": "js"}
     assert seen["listed"] == ["I collect vinyl records", "My cat is called Miso"]
     assert seen["count"] == 2
     assert seen["get"] == "My cat is called Miso"
     assert seen["updated"] == "My cat is called Tofu"
+    assert seen["updatedKeepsId"] is True and seen["historyOfTheId"] == 2
+    assert seen["timestamp"].startswith("2020-01-01T00:00:00")
+    # The JavaScript client sends a string as it is given; mem0's API takes a list only.
+    assert seen["bareString"][0] == "ValidationError" and "messages" in seen["bareString"][1]
     assert seen["history"] == [
         ["ADD", None, "My cat is called Miso"],
         ["UPDATE", "My cat is called Miso", "My cat is called Tofu"],

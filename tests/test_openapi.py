@@ -242,7 +242,8 @@ def refuse_callers(drive: Driver, token: str, fact_id: str) -> None:
 def mem0_writes(drive: Driver) -> tuple[str, str]:
     """Adds through both versions, updates, batches, feedback; the ids of two live memories."""
     alice = {"user_id": "alice", "infer": False}
-    first = drive("POST", "/v1/memories/", json={**alice, "messages": "Alice lives in Porto"})
+    said = [{"role": "user", "content": "Alice lives in Porto"}]
+    first = drive("POST", "/v1/memories/", json={**alice, "messages": said})
     porto = first.json()["results"][0]["id"]
     added = drive(
         "POST",
@@ -255,9 +256,16 @@ def mem0_writes(drive: Driver) -> tuple[str, str]:
         },
     )
     cello = added.json()["results"][0]["id"]
-    drive("POST", "/v3/memories/add/", json={"messages": "Bob likes tea", "user_id": "bob"})
+    event = drive("GET", f"/v1/event/{added.json()['event_id']}/")
+    assert event.json()["status"] == "SUCCEEDED", event.text
+    assert drive("GET", "/v1/event/no-such-id/").status_code == 404
+    assert drive("GET", "/v1/event/no-such-id/", params={"colour": "red"}).status_code == 400
+    tea = [{"role": "user", "content": "Bob likes tea"}]
+    drive("POST", "/v3/memories/add/", json={"messages": tea, "user_id": "bob"})
     assert drive("POST", "/v1/memories/", json=alice).status_code == 400  # no messages
-    assert drive("POST", "/v3/memories/add/", json={"messages": "x"}).status_code == 400  # no id
+    assert drive("POST", "/v3/memories/add/", json={"messages": tea}).status_code == 400  # no id
+    bare = {"messages": "Bob likes tea", "user_id": "bob"}  # mem0 takes a list only
+    assert drive("POST", "/v3/memories/add/", json=bare).status_code == 400
 
     moved = drive("PUT", f"/v1/memories/{porto}/", json={"text": "Alice lives in Braga"})
     assert moved.status_code == 200, moved.text
@@ -329,11 +337,44 @@ def mem0_deletes(drive: Driver, porto: str, cello: str) -> None:
     assert drive("DELETE", "/v2/entities/colour/red/").status_code == 400
 
 
+def mem0_server(drive: Driver) -> None:
+    """mem0's open-source server routes: create, list, get, update, history, search, delete,
+    delete by ids, reset; bad and unknown ones."""
+    odd = {"colour": "red"}
+    said = [{"role": "user", "content": "Cleo grows tomatoes"}]
+    created = drive("POST", "/memories", json={"messages": said, "user_id": "cleo"})
+    memory_id = created.json()["results"][0]["id"]
+    assert drive("POST", "/memories", json={"messages": said}).status_code == 400  # no id
+    assert drive("GET", "/memories", params={"user_id": "cleo"}).json()["results"]
+    assert drive("GET", "/memories").json()["results"]  # every memory (an admin's call)
+    assert drive("GET", "/memories", params=odd).status_code == 400
+    assert drive("GET", f"/memories/{memory_id}").json()["id"] == memory_id
+    assert drive("GET", "/memories/no-such-id").json() is None
+    assert drive("GET", f"/memories/{memory_id}", params=odd).status_code == 400
+    moved = drive("PUT", f"/memories/{memory_id}", json={"text": "Cleo grows peppers"})
+    assert moved.status_code == 200, moved.text
+    assert drive("PUT", f"/memories/{memory_id}", json={}).status_code == 400
+    assert drive("PUT", "/memories/no-such-id", json={"text": "x"}).status_code == 404
+    assert len(drive("GET", f"/memories/{memory_id}/history").json()) == 2
+    assert drive("GET", f"/memories/{memory_id}/history", params=odd).status_code == 400
+    asked = {"query": "what does Cleo grow?", "filters": {"user_id": "cleo"}, "threshold": 0}
+    assert drive("POST", "/search", json=asked).json()["results"]
+    assert drive("POST", "/search", json={"query": "x"}).status_code == 400  # names no id
+    assert drive("DELETE", f"/memories/{memory_id}", params=odd).status_code == 400
+    assert drive("DELETE", f"/memories/{memory_id}").status_code == 200
+    assert drive("DELETE", f"/memories/{memory_id}").status_code == 404
+    assert drive("DELETE", "/memories").status_code == 400  # names no id
+    assert drive("DELETE", "/memories", params={"user_id": "cleo"}).status_code == 200
+    assert drive("POST", "/reset", params=odd).status_code == 400
+    assert drive("POST", "/reset").json() == {"message": "All memories reset"}
+
+
 # Each mem0 route with a request its handler would serve: for the refusals below.
 MEM0_CALLS: list[tuple[str, str, Any]] = [
     ("GET", "/v1/ping/", None),
-    ("POST", "/v1/memories/", {"messages": "x", "user_id": "a"}),
-    ("POST", "/v3/memories/add/", {"messages": "x", "user_id": "a"}),
+    ("POST", "/v1/memories/", {"messages": [{"role": "user", "content": "x"}], "user_id": "a"}),
+    ("POST", "/v3/memories/add/", {"messages": [{"role": "user", "content": "x"}], "user_id": "a"}),
+    ("GET", "/v1/event/e1/", None),
     ("GET", "/v1/memories/", {"user_id": "a"}),
     ("POST", "/v2/memories/", {"filters": {"user_id": "a"}}),
     ("POST", "/v3/memories/", {"filters": {"user_id": "a"}}),
@@ -349,12 +390,21 @@ MEM0_CALLS: list[tuple[str, str, Any]] = [
     ("PUT", "/v1/batch/", {"memories": [{"memory_id": "m1", "text": "x"}]}),
     ("DELETE", "/v1/batch/", {"memories": [{"memory_id": "m1"}]}),
     ("POST", "/v1/feedback/", {"memory_id": "m1"}),
+    ("POST", "/memories", {"messages": [{"role": "user", "content": "x"}], "user_id": "a"}),
+    ("GET", "/memories", {"user_id": "a"}),
+    ("DELETE", "/memories", {"user_id": "a"}),
+    ("GET", "/memories/m1", None),
+    ("PUT", "/memories/m1", {"text": "x"}),
+    ("DELETE", "/memories/m1", None),
+    ("GET", "/memories/m1/history", None),
+    ("POST", "/search", {"query": "x", "filters": {"user_id": "a"}}),
+    ("POST", "/reset", None),
 ]
 
 
 def mem0_call(drive: Driver, method: str, path: str, body: Any, **kw: Any) -> httpx.Response:
     """A query string for GET and DELETE on a collection, else a JSON body."""
-    if body is not None and method in ("GET", "DELETE") and path.endswith("/memories/"):
+    if body is not None and method in ("GET", "DELETE") and path.rstrip("/").endswith("/memories"):
         return drive(method, path, params=body, **kw)
     return drive(method, path, json=body, **kw)
 
@@ -365,7 +415,8 @@ def mem0_refusals(drive: Driver) -> None:
     huge = json.dumps({"messages": "x" * 1_100_000}).encode()
     typed = {"Content-Type": "application/json"}
     for method, path, body in MEM0_CALLS:
-        if body is None or method == "GET" or (path, method) == ("/v1/memories/", "DELETE"):
+        collection = path.rstrip("/").endswith("/memories")
+        if body is None or method == "GET" or (collection and method == "DELETE"):
             continue
         assert drive(method, path, content=surrogate, headers=typed).status_code == 400
         assert drive(method, path, content=huge, headers=typed).status_code == 413
@@ -392,6 +443,7 @@ def answers(
             porto, cello = mem0_writes(drive)
             mem0_reads(drive, porto, cello)
             mem0_deletes(drive, porto, cello)
+            mem0_server(drive)
             mem0_refusals(drive)
         with httpx.Client(base_url=secured[1], timeout=120) as http:
             refuse_callers(Driver(found, http, scope), token, fact_id)

@@ -35,6 +35,7 @@ from graph.search.candidates import (
     Candidates,
     ScopeSize,
     fetch_size,
+    filter_params,
     scope_exact,
     text_fetch_size,
     text_query,
@@ -190,6 +191,7 @@ def test_normalise_scales_by_the_best() -> None:
         ({"tags": "red"}, "tags"),
         ({"partitions": []}, "partitions"),
         ({"as_of": "yesterday"}, "as_of"),
+        ({"include_expired": "yes"}, "include_expired"),
         ({"colour": "blue"}, "colour"),
     ],
 )
@@ -205,6 +207,13 @@ def test_limits_are_inclusive() -> None:
     built = SearchOptions.build(fusion={"method": "WEIGHTED", "vector": 2}, as_of="2024-01-01")
     assert built.fusion.weights() == {"fulltext": 1.0, "vector": 2.0, "graph": 1.0, "passage": 1.0}
     assert built.as_of == datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def test_expired_facts_are_cut_off_at_now_unless_asked_for() -> None:
+    now = datetime(2024, 1, 1, tzinfo=UTC)
+    shown = filter_params("s", SearchOptions(), now)["filter"]["now"]
+    every = filter_params("s", SearchOptions(include_expired=True), now)["filter"]["now"]
+    assert shown == now and every < datetime(1000, 1, 1, tzinfo=UTC)
 
 
 def test_the_scope_clause_is_a_zero_weight_phrase() -> None:

@@ -9,10 +9,11 @@ An item is a fact of the client's scope:
 - key -> the fact's subject (looked up by `factsByKey`);
 - value -> kept whole in the fact's metadata (`metadata.langgraph.value`), with the namespace,
   the key, the first creation time and the indexed fields;
-- the `index` fields (default `$`, the whole value) -> the fact's text, which factgraph embeds
-  and indexes for full-text search. The text ends with a short digest of (namespace, key,
-  value), because factgraph deduplicates identical texts across a scope and two keys may hold
-  the same value.
+- the `index` fields (default `$`, the whole value) -> the fact's text, which factgraph
+  indexes for full-text search, each field a section of it (between U+001E characters) that
+  factgraph embeds as a vector of its own: a search scores an item by its best field. The text
+  ends with a short digest of (namespace, key, value), because factgraph deduplicates identical
+  texts across a scope and two keys may hold the same value.
 
 `put` on an existing key supersedes the live fact (its history stays readable through
 factgraph: `Client.history(fact_id)`), `delete` forgets it, `search` is factgraph's hybrid
@@ -27,6 +28,7 @@ import asyncio
 import hashlib
 import json
 import math
+import re
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -64,6 +66,10 @@ NOT_INDEXED = "langgraph:not-indexed"
 PAGE = 1_000  # the service's largest listing page
 SEARCH_TOP_K = 100  # the service's largest search
 RACE_RETRIES = 3
+# Between the indexed fields of an item's text: the service embeds each section (the text
+# between two U+001E) as a vector of its own and scores the item by its best one, as
+# LangGraph's stores score an item by its best field (graph/write/chunks.py).
+SECTION = "\x1e"
 
 
 def partition_of(namespace: Sequence[str]) -> str:
@@ -168,6 +174,7 @@ class _Logic:
         return None
 
     def search(self, op: SearchOp) -> Steps[list[SearchItem]]:
+        check_filter(op.filter)
         if op.limit <= 0 or op.offset < 0:
             return []
         if op.query:
@@ -256,7 +263,7 @@ class _Logic:
             text = ""
         else:
             texts = [t for path in fields for t in get_text_at_path(value, path)]
-            text = "\n".join(t for t in texts if t.strip())
+            text = SECTION.join(t for t in texts if t.strip())
         canonical = json.dumps(
             [list(op.namespace), op.key, value], sort_keys=True, ensure_ascii=False, default=str
         )
@@ -334,6 +341,7 @@ def _search_call(
         "weights": {"relevance": 1.0, "importance": 0.0, "recency": 0.0},
         "passages": False,
         "relatedLimit": 0,
+        "chunkDiscount": 0.0,  # every field's vector counts as it is: the best one scores
         "minScore": min_score,
     }
     return graphql(
@@ -424,6 +432,22 @@ def matches(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
 
 
 _MISSING = object()
+# LangGraph's SQLite store refuses any other filter key (checkpoint-sqlite's
+# `_validate_filter_key`); `fullmatch` also refuses a key ending in a newline, which its
+# `re.match(...$)` lets through.
+_FILTER_KEY = re.compile(r"[a-zA-Z0-9_.-]+")
+
+
+def check_filter(filter: Mapping[str, Any] | None) -> None:
+    """ValueError for a filter key no field could be matched by, as the SQLite store says it:
+    filters run here and never reach a query language, so nothing could be injected, but a
+    store that quietly matched nothing hid the mistake."""
+    for key in filter or ():
+        if not isinstance(key, str) or not _FILTER_KEY.fullmatch(key):
+            raise ValueError(
+                f"Invalid filter key: '{key}'. Filter keys must contain only alphanumeric "
+                "characters, underscores, dots, and hyphens."
+            )
 
 
 def _lookup(value: Mapping[str, Any], key: str) -> Any:

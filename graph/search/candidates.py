@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from graph.search.lexical import stems
@@ -52,6 +52,8 @@ EXPANSION_SEEDS = 10
 # deeper than the facts' (at most VECTOR_FETCH_MAX): a fact's neighbouring windows often come
 # back together, so k facts take more than k chunks.
 CHUNK_FANOUT = 2
+# The expiry cut-off that shows every fact, expired or not (`include_expired`).
+EVER = datetime(1, 1, 1, tzinfo=UTC)
 # A scope holding at least this share of all facts asks the full-text indexes without its scope
 # clause (graph/search/lucene.py scoped): the clause would narrow little and cost much. With half
 # the index, an over-fetch of OVERFETCH * k keeps about 1.5 k of the scope's matches on average;
@@ -155,7 +157,8 @@ def filter_params(scope: str, options: SearchOptions, now: datetime) -> dict[str
             "statuses": statuses(options),
             "partitions": list(options.partitions) if options.partitions is not None else None,
             "tags": list(options.tags),
-            "now": now,
+            # The expiry cut-off: a fact expiring after it is shown (none with include_expired).
+            "now": EVER if options.include_expired else now,
             "as_of": options.as_of,
             "exclude": list(options.exclude_ids),
         }

@@ -122,6 +122,8 @@ class SearchOptions:
     partitions: tuple[str, ...] | None = None
     tags: tuple[str, ...] = ()
     include_quarantined: bool = False
+    # Facts past their expiry date too (mem0's `show_expired`).
+    include_expired: bool = False
     as_of: datetime | None = None
     exclude_ids: tuple[str, ...] = ()
     expand_hops: int = 0
@@ -189,7 +191,7 @@ class SearchOptions:
         _number("min_score", self.min_score, 0.0, 1.0)
         _number("chunk_discount", self.chunk_discount, 0.0, 1.0)
         _int_range("text_match_chars", self.text_match_chars, 0, 1_000_000)
-        for flag in ("passages", "newer_first"):
+        for flag in ("passages", "newer_first", "include_expired"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValidationError(flag, "must be true or false")
         if not isinstance(self.mode, Mode):

@@ -15,6 +15,11 @@ vector index (graph/storage/vector_shards.py). Search scores a fact by the best 
 vector and its chunks' (cypher/search_candidates.cypher), each chunk through its fact's filters,
 so a forgotten or superseded fact's chunks never surface; purging a fact deletes them.
 
+A text may also be cut into sections by the record separator U+001E (`sections`): each
+section's windows are cut on their own, so each section has a vector of its own (the first
+section's first window is the fact's own vector, the others are chunks) and search scores the
+fact by its best section. LangGraph's store writes each indexed field of an item as a section.
+
 Full-text is not chunked: the full-text index holds the whole index text. A passage (graph/
 write/passages.py) is the other way round: a short turn read with its neighbours' text, for
 full-text only; a chunk is a part of one long text, for vectors only.
@@ -62,11 +67,43 @@ def context_of(index_text: str, text: str) -> tuple[str, str] | None:
     return index_text[:at], index_text[at + len(text) :]
 
 
+# Cuts a text into sections, each embedded on its own (U+001E, the ASCII record separator).
+SECTION = "\x1e"
+# Sections past this many are embedded together as the last one: each section is at least one
+# model pass, and a 64,000-character text of one-letter sections would otherwise cost 32,000
+# (a long text without sections makes about 32 windows).
+MAX_SECTIONS = 32
+
+
+def sections(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each section of a text: the parts between SECTION characters that
+    hold more than blanks (at most MAX_SECTIONS); the whole text when it has none. A store
+    whose items have several searchable fields (LangGraph's `index` fields) writes each as a
+    section, so that each is a vector of its own and the item scores by its best field, not
+    by their blend."""
+    if SECTION not in text:
+        return [(0, len(text))]
+    found: list[tuple[int, int]] = []
+    start = 0
+    for part in text.split(SECTION):
+        if part.strip():
+            found.append((start, start + len(part)))
+        start += len(part) + 1
+    if len(found) > MAX_SECTIONS:
+        found[MAX_SECTIONS - 1 :] = [(found[MAX_SECTIONS - 1][0], found[-1][1])]
+    return found or [(0, len(text))]
+
+
 def windows(embedder: Embedder, index_text: str, text: str) -> list[tuple[int, int, str]]:
     """A fact's windows: (start, end) in its text and the text embedded for each, the context
-    of its index text around it; one window, the index text itself, when the text fits."""
+    of its index text around it; each section (`sections`) is cut on its own, and one window,
+    the index text itself, is made when the text fits."""
     context = context_of(index_text, text)
-    spans = [] if context is None else embedder.windows(text, "".join(context))
+    spans: list[tuple[int, int]] = []
+    if context is not None:
+        for start, end in sections(text):
+            cut = embedder.windows(text[start:end], "".join(context))
+            spans += [(start + a, start + b) for a, b in cut]
     if len(spans) <= 1:
         return [(0, len(text), index_text)]
     before, after = context or ("", "")

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import HTTPConnection, Request
 from starlette.types import Scope
-from strawberry.types import Info
 
 from graph.auth.apikeys import KeyStore
 from graph.auth.roles import ApiKey, Role, Unauthenticated, check, is_loopback
 from graph.memory import Memory
+
+if TYPE_CHECKING:  # strawberry is not imported for MCP on stdio, which imports this module
+    from strawberry.types import Info
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.to_thread
 import mcp_types as types
@@ -38,7 +38,9 @@ from resolvers.mcp.toolsets import FACTGRAPH
 log = logging.getLogger("factgraph.mcp")
 
 CallerOf = Callable[[ServerRequestContext[Any]], Caller]
-MemoryOf = Callable[[ServerRequestContext[Any]], Memory]
+MemoryOf = Callable[[ServerRequestContext[Any]], Memory]  # may block: called in a worker thread
+A = TypeVar("A")
+R = TypeVar("R")
 
 
 def _listing(tool: Tool) -> types.Tool:
@@ -58,31 +60,48 @@ def _listing(tool: Tool) -> types.Tool:
     )
 
 
+# Where a tool error's code, message and field are kept for programs, beside the text.
+ERROR_META = "factgraph/error"
+
+
 def tool_error(
-    code: str, message: str, field: str | None = None, *, text: Callable[[str, str], str] = coded
+    code: str,
+    message: str,
+    field: str | None = None,
+    *,
+    text: Callable[[str, str], str] = coded,
+    structured: bool = True,
 ) -> types.CallToolResult:
-    """A failed call as the model sees it: the code and message, the field when there is one
-    (`text` words it as the tool set does)."""
+    """A failed call as the model sees it: text with `isError`, worded as the tool set words
+    it; the code, message and field in `_meta`. With `structured` (a tool without an output
+    schema) they are `structuredContent.error` too: a tool's output schema describes its
+    answer, and the TypeScript SDK's client (1.32) checks any structured content against it,
+    error or not, so such a tool's errors carry none, as the reference server's do."""
     error: dict[str, Any] = {"code": code, "message": message}
     if field is not None:
         error["field"] = field
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text(code, message))],
-        structured_content={"error": error},
+        structured_content={"error": error} if structured else None,
         is_error=True,
+        _meta={ERROR_META: error},
     )
 
 
-def error_result(exc: Exception, text: Callable[[str, str], str] = coded) -> types.CallToolResult:
+def error_result(
+    exc: Exception, text: Callable[[str, str], str] = coded, *, structured: bool = True
+) -> types.CallToolResult:
     """The tool error for `exc`: the caller's mistakes are noted for the request's access-log
     line (INFO, with the code); only an unexpected exception is logged at ERROR."""
     if isinstance(exc, FactgraphError):
         note_error(exc.code, str(exc))
         field = exc.field if isinstance(exc, ValidationError) else None
-        return tool_error(exc.code, str(exc), field, text=text)
+        return tool_error(exc.code, str(exc), field, text=text, structured=structured)
     log.error("unexpected %s in an MCP tool call", type(exc).__name__, exc_info=exc)
     note_error("INTERNAL_SERVER_ERROR", type(exc).__name__)
-    return tool_error("INTERNAL_SERVER_ERROR", "Internal server error", text=text)
+    return tool_error(
+        "INTERNAL_SERVER_ERROR", "Internal server error", text=text, structured=structured
+    )
 
 
 def refusal(code: int, exc: FactgraphError) -> MCPError:
@@ -123,19 +142,20 @@ def build_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        tool = tools.get(params.name)
         try:
             who = caller_of(ctx)
-            tool = tools.get(params.name)
             if tool is None:
                 raise ValidationError("name", f"unknown tool {params.name!r}")
             check_role(who.role, tool.role)
             arguments = checkers[tool.name].check(params.arguments)
             result = await anyio.to_thread.run_sync(
-                partial(tool.run, memory_of(ctx), who, arguments)
+                partial(_with_memory, tool.run, memory_of, ctx, who, arguments)
             )
             text = tool.text(result)
         except Exception as exc:  # every failure is the model's to read, never a crash
-            return error_result(exc, tool_set.error_text)
+            structured = tool is None or tool.output_schema is None
+            return error_result(exc, tool_set.error_text, structured=structured)
         if tool.name in ("remember", "validate"):
             metrics.record_decision(_kind_of(result))
         elif tool.name == "remember_many":
@@ -164,7 +184,9 @@ def build_server(
         who = caller(ctx)
         uri = str(params.uri)
         try:
-            text = await anyio.to_thread.run_sync(partial(resources.read, memory_of(ctx), who, uri))
+            text = await anyio.to_thread.run_sync(
+                partial(_with_memory, resources.read, memory_of, ctx, who, uri)
+            )
         except NotFound as exc:
             raise refusal(-32002, exc) from None
         except FactgraphError as exc:
@@ -214,6 +236,18 @@ async def note_protocol_errors(
     except pydantic.ValidationError:
         note_error("INVALID_PARAMS", "Invalid request parameters")
         raise
+
+
+def _with_memory(
+    work: Callable[[Memory, Caller, A], R],
+    memory_of: MemoryOf,
+    ctx: ServerRequestContext[Any],
+    who: Caller,
+    argument: A,
+) -> R:
+    """`work` on the request's memory, in the worker thread: on stdio `memory_of` waits while
+    the memory loads, which must not hold up the event loop (pings, other requests)."""
+    return work(memory_of(ctx), who, argument)
 
 
 def _kind_of(result: dict[str, Any]) -> str:

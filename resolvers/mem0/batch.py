@@ -9,9 +9,9 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from graph.adapters.mem0.held import Held
 from graph.adapters.mem0.writing import Change
 from graph.errors import ValidationError
-from graph.write.facts import Fact
 from resolvers.http.context import call
 from resolvers.http.openapi import Reply
 from resolvers.mem0 import requests
@@ -25,7 +25,14 @@ from resolvers.mem0.bodies import (
     Mem0FeedbackRequest,
     fields_of,
 )
-from resolvers.mem0.http import NOT_FOUND, answer, json_body, mem0_described, project_of, route
+from resolvers.mem0.http import (
+    NOT_FOUND,
+    answer,
+    json_body,
+    mem0_described,
+    project_of_memory,
+    route,
+)
 from resolvers.mem0.requests import known
 from resolvers.mem0.shapes import Mem0ErrorBody, Mem0Feedback, Mem0Message
 
@@ -68,16 +75,17 @@ def _items(body: dict[str, Any], fields: tuple[str, ...]) -> list[dict[str, Any]
 async def update_many(request: Request) -> Response:
     """`PUT /v1/batch/`: `{"memories": [{memory_id, text, metadata}, ...]}`."""
     body = await json_body(request)
-    project = project_of(request, body)
+    items = _items(body, fields_of(Mem0BatchUpdateItem))
+    project = await project_of_memory(request, items[0]["memory_id"], body)
     changes: list[tuple[str, Change]] = []
-    for i, item in enumerate(_items(body, fields_of(Mem0BatchUpdateItem))):
+    for i, item in enumerate(items):
         try:
             wanted = requests.update_request({k: v for k, v in item.items() if k != "memory_id"})
         except ValidationError as exc:
             raise ValidationError(f"memories[{i}].{exc.field}", exc.reason) from None
         change = Change(text=wanted.get("text"), metadata=wanted.get("metadata"))
         changes.append((item["memory_id"], change))
-    updated: list[Fact] = await call(project.update_many, changes)
+    updated: list[Held] = await call(project.update_many, changes)
     return answer(Mem0Message(message=f"Successfully updated {len(updated)} memories"))
 
 
@@ -93,8 +101,8 @@ async def update_many(request: Request) -> Response:
 async def delete_many(request: Request) -> Response:
     """`DELETE /v1/batch/`: `{"memories": [{memory_id}, ...]}`."""
     body = await json_body(request)
-    project = project_of(request, body)
     ids = [item["memory_id"] for item in _items(body, fields_of(Mem0BatchDeleteItem))]
+    project = await project_of_memory(request, ids[0], body)
     deleted: int = await call(project.delete_many, ids)
     return answer(Mem0Message(message=f"Successfully deleted {deleted} memories"))
 
@@ -112,15 +120,15 @@ async def feedback(request: Request) -> Response:
     """`POST /v1/feedback/`: `{memory_id, feedback, feedback_reason}`."""
     body = await json_body(request)
     known(body, fields_of(Mem0FeedbackRequest))
-    project = project_of(request, body)
     memory_id = body.get("memory_id")
     if not isinstance(memory_id, str) or not memory_id:
         raise ValidationError("memory_id", "is required: a non-empty string")
+    project = await project_of_memory(request, memory_id, body)
     verdict = body.get("feedback")
     if verdict is not None and verdict not in FEEDBACK:
         raise ValidationError("feedback", f"must be one of {', '.join(FEEDBACK)} or null")
     reason = body.get("feedback_reason")
     if reason is not None and not isinstance(reason, str):
         raise ValidationError("feedback_reason", "must be a string")
-    fact: Fact = await call(project.feedback, memory_id, verdict, reason)
-    return answer(Mem0Feedback(id=fact.id, feedback=verdict, feedback_reason=reason))
+    held: Held = await call(project.feedback, memory_id, verdict, reason)
+    return answer(Mem0Feedback(id=held.id, feedback=verdict, feedback_reason=reason))

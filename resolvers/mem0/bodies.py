@@ -14,7 +14,8 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from graph.adapters.mem0.entities import KINDS
-from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
+from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K
+from graph.search.options import MAX_QUERY_CHARS
 from resolvers.http.openapi import Param, body_schema, open_body_schema
 
 MAX_PAGE_SIZE = 200
@@ -41,12 +42,12 @@ def query_names(params: Iterable[Param]) -> tuple[str, ...]:
 
 
 @open_body_schema
-class Mem0MessageIn(TypedDict, total=False):
+class Mem0MessageIn(TypedDict):
     """One message of an add (other fields of the message are ignored)."""
 
-    role: str
-    """Who said it (`user` unless given)."""
-    content: Required[Annotated[str, Field(min_length=1)]]
+    role: Literal["user", "assistant", "system", "tool"]
+    """Who said it: user and assistant messages are stored, system and tool messages not."""
+    content: Annotated[str, Field(min_length=1)]
     """What was said: stored as a memory's text."""
 
 
@@ -119,8 +120,8 @@ class Mem0IgnoredInAdd(TypedDict, total=False):
 class Mem0AddRequest(Mem0Ids, Mem0Context, Mem0IgnoredInAdd, total=False):
     """An add: the messages, and at least one id (at the top level or in `filters`)."""
 
-    messages: Required[list[Mem0MessageIn] | Mem0MessageIn | str]
-    """The messages, each stored as a memory: a list, one message, or a user's text."""
+    messages: Required[Annotated[list[Mem0MessageIn], Field(min_length=1)]]
+    """The messages, each user or assistant message stored as a memory."""
     filters: Mem0Ids
     """The ids again, as mem0's 2.x client sends them: they must agree with the top level."""
     metadata: dict[str, Any] | None
@@ -161,14 +162,14 @@ class Mem0SearchRequest(Mem0Narrowing, Mem0Context, total=False):
 
     query: Required[Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]]
     """What to look for: words, a question."""
-    top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})]
+    top_k: Annotated[int, Field(ge=1, le=MAX_SEARCH_TOP_K, json_schema_extra={"default": 10})]
     """How many hits at most."""
     threshold: Annotated[float, Field(ge=0, le=1)] | None
     """Leave out hits whose `score` (factgraph's relevance, 0..1) is below this."""
     reference_date: Moment | None
     """Read the memories as they stood then (a date is its end)."""
-    show_expired: Any
-    """Ignored: a search never shows expired memories."""
+    show_expired: bool
+    """Also find expired memories."""
     rerank: Any
     """Ignored."""
     keyword_search: Any
@@ -221,8 +222,8 @@ class Mem0ListRequest(Mem0Narrowing, Mem0Context, total=False):
 
 @body_schema
 class Mem0UpdateRequest(Mem0Context, total=False):
-    """A change of a memory: a new text supersedes it (a new version, with its own id);
-    metadata or expiration date alone change in place."""
+    """A change of a memory: a new text supersedes its current version (the memory keeps its
+    id); metadata, timestamp or expiration date alone change in place."""
 
     text: Annotated[str, Field(min_length=1)]
     """The new text."""
@@ -231,7 +232,7 @@ class Mem0UpdateRequest(Mem0Context, total=False):
     metadata: dict[str, Any]
     """The new metadata."""
     timestamp: Moment
-    """When the new text was said (with a text only)."""
+    """When the memory holds from (with a text: the new version's)."""
     expiration_date: Moment | None
     """The new last day (YYYY-MM-DD) or moment; null clears it."""
 

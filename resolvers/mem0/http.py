@@ -23,7 +23,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from graph.adapters.mem0 import Caller, Project
+from graph.adapters.mem0 import Caller, Project, locate
 from graph.adapters.mem0.base import ACTOR
 from graph.adapters.mem0.entities import namespace_prefix, owner_scope
 from graph.auth.roles import (
@@ -35,7 +35,7 @@ from graph.auth.roles import (
     granted_covers,
 )
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
-from resolvers.http.context import authorize, memory_of, principal_of
+from resolvers.http.context import authorize, call, memory_of, principal_of
 from resolvers.http.observe import note_error
 from resolvers.http.openapi import Param, Reply, described
 from resolvers.mem0.bodies import PROJECT_PARAMS
@@ -60,14 +60,19 @@ _STATUS: tuple[tuple[type[FactgraphError], int], ...] = (
 )
 
 
-def project_name(request: Request, body: Mapping[str, Any] | None = None) -> str:
-    """The project a request works on (see the module's docstring)."""
-    named = (
+def named_project(request: Request, body: Mapping[str, Any] | None = None) -> Any:
+    """The project the request names itself (header, query or body), if any."""
+    return (
         request.headers.get("x-scope")
         or request.query_params.get("scope")
         or request.query_params.get("project_id")
         or (body or {}).get("project_id")
     )
+
+
+def project_name(request: Request, body: Mapping[str, Any] | None = None) -> str:
+    """The project a request works on (see the module's docstring)."""
+    named = named_project(request, body)
     if named is not None:
         if not isinstance(named, str) or not named.strip():
             raise ValidationError("project_id", "must be a non-empty string")
@@ -80,13 +85,15 @@ def project_name(request: Request, body: Mapping[str, Any] | None = None) -> str
     return default
 
 
-def project_of(request: Request, body: Mapping[str, Any] | None = None) -> Project:
+def project_of(
+    request: Request, body: Mapping[str, Any] | None = None, *, name: str | None = None
+) -> Project:
     """The caller's project; Unauthenticated first when the request may not be served at all,
     and Forbidden, before anything is looked up, for a key that reaches none of its scopes (so
     that nothing is learnt of another project's memories, not even that an id exists)."""
     authorize(request, None, "reader")
     key = principal_of(request)
-    name = project_name(request, body)
+    name = name or project_name(request, body)
     if key is not None and not reaches(key, name):
         raise Forbidden(SCOPE_FORBIDDEN)
     return Project(
@@ -97,6 +104,22 @@ def project_of(request: Request, body: Mapping[str, Any] | None = None) -> Proje
             actor=key.id if key is not None else ACTOR,
         ),
     )
+
+
+async def project_of_memory(
+    request: Request, memory_id: Any, body: Mapping[str, Any] | None = None
+) -> Project:
+    """The project of a call on a memory by id. A call that names no project works on the
+    project holding the memory, when the key reaches it: mem0's clients send no `project_id`
+    with feedback and batches, whichever project they were made for. Otherwise (or when no
+    reachable project holds it) as `project_of`, where the memory is then not found."""
+    authorize(request, None, "reader")
+    if named_project(request, body) is None:
+        found: str | None = await call(locate, memory_of(request), memory_id)
+        key = principal_of(request)
+        if found is not None and (key is None or reaches(key, found)):
+            return project_of(request, body, name=found)
+    return project_of(request, body)
 
 
 def reaches(key: ApiKey, project: str) -> bool:

@@ -16,10 +16,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from graph.adapters.mem0 import Project
+from graph.adapters.mem0.held import Held
+from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K
+from graph.adapters.mem0.store import Event
 from graph.adapters.mem0.writing import Added, Change
 from graph.errors import ValidationError
-from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K
-from graph.write.facts import Fact
+from graph.search.options import MAX_QUERY_CHARS
 from resolvers.http.context import call
 from resolvers.http.openapi import Param, Reply
 from resolvers.mem0 import requests
@@ -42,14 +44,17 @@ from resolvers.mem0.http import (
     json_body,
     mem0_described,
     project_of,
+    project_of_memory,
     route,
 )
 from resolvers.mem0.requests import boolean, integer, known, number
 from resolvers.mem0.shapes import (
     Extraction,
+    Mem0Added,
     Mem0AddResponse,
     Mem0Deleted,
     Mem0ErrorBody,
+    Mem0Event,
     Mem0HistoryEvent,
     Mem0Memory,
     Mem0Message,
@@ -57,6 +62,7 @@ from resolvers.mem0.shapes import (
     Mem0ScoredMemory,
     Mem0SearchResponse,
     added_record,
+    event_record,
     history_record,
     memory_record,
     scored_record,
@@ -64,21 +70,27 @@ from resolvers.mem0.shapes import (
 
 QUERY = query_names(PROJECT_PARAMS)
 DELETE_LINKED = Param("delete_linked", "query", "Accepted: older versions are never shown.")
-ADDED = Reply("What became of each message, and whether extraction follows.", Mem0AddResponse)
-ADD_HELP = (
-    "Each message becomes a memory of its owner's scope (`<project>/user:<id>`). With "
-    "`infer: false` stored as given; else through factgraph's write pipeline (duplicates, "
-    "near duplicates, review of text aimed at the agent) and queued for the consolidator's "
-    "extraction. Needs the `writer` role."
+ADDED = Reply(
+    "Done: the add's event (to poll, already SUCCEEDED), what became of each message, and "
+    "whether extraction follows.",
+    Mem0AddResponse,
 )
+ADD_HELP = (
+    "Each user or assistant message becomes a memory of its owner's scope "
+    "(`<project>/user:<id>`); system and tool messages are not stored. With `infer: false` "
+    "stored as given; else through factgraph's write pipeline (duplicates, near duplicates, "
+    "review of text aimed at the agent) and queued for the consolidator's extraction. A text "
+    "the owner already holds gains the ids it lacked. Needs the `writer` role."
+)
+EVENT_ID = Param("event_id", "path", "The id an add answered.", required=True)
 LISTED = Reply(
     "The memories, newest first: a list, or a page when both `page` and `page_size` are given.",
     list[Mem0Memory] | Mem0Page,
 )
 LIST_HELP = "The live memories the filter matches (it must name ids). Needs the `reader` role."
 SEARCH_HELP = (
-    "factgraph's hybrid search (full text and meaning) in each scope the filter reaches (at "
-    "most 20 users, agents, apps or runs), by relevance. `score` is the hit's relevance, 0..1 "
+    "factgraph's hybrid search (full text and meaning) in every scope the filter reaches (each "
+    "user, agent, app or run it names), by relevance. `score` is the hit's relevance, 0..1 "
     "(the chance that it answers the query, from the memory and the query alone); "
     "`threshold` compares it. Needs the `reader` role."
 )
@@ -124,11 +136,16 @@ async def _add(request: Request) -> Response:
         timestamp=wanted["timestamp"],
         expires_at=wanted["expires_at"],
     )
-    return answer(add_response(added, infer=wanted["infer"]))
+    results = [added_record(stored) for stored in added.results]
+    event: Event = await call(
+        project.record_event, added.scope, body, results, started=added.started
+    )
+    return answer(add_response(added, results, event.id, infer=wanted["infer"]))
 
 
-def add_response(added: Added, *, infer: bool) -> Mem0AddResponse:
-    results = [added_record(d) for d in added.decisions]
+def add_response(
+    added: Added, results: list[Mem0Added], event_id: str, *, infer: bool
+) -> Mem0AddResponse:
     new = sum(1 for r in results if r["event"] != "NONE")
     stored = f"stored {len(results)} message(s): {new} new or changed memories"
     extraction: Extraction
@@ -144,12 +161,33 @@ def add_response(added: Added, *, infer: bool) -> Mem0AddResponse:
             "FACTGRAPH_CONSOLIDATE_EXTRACT=on"
         )
     return {
+        "event_id": event_id,
+        "status": "SUCCEEDED",
         "results": results,
         "relations": [],
-        "status": "SUCCEEDED",
         "message": message,
         "extraction": extraction,
     }
+
+
+@mem0_described(
+    "An add's event",
+    operation_id="event_read",
+    params=(*PROJECT_PARAMS, EVENT_ID),
+    replies={
+        200: Reply("The event: an add is done when it answers, so SUCCEEDED.", Mem0Event),
+        404: Reply("No event with this id in the project.", Mem0ErrorBody),
+    },
+    description="What an add was asked and what it did, by the `event_id` it answered. Needs "
+    "the `reader` role.",
+)
+@route
+async def event(request: Request) -> Response:
+    """`GET /v1/event/{event_id}/`: an add's event, to poll (already done)."""
+    known(request.query_params, QUERY)
+    project = project_of(request)
+    found: Event = await call(project.event, request.path_params["event_id"])
+    return answer(event_record(found))
 
 
 @mem0_described(
@@ -163,9 +201,10 @@ def add_response(added: Added, *, infer: bool) -> Mem0AddResponse:
 async def get(request: Request) -> Response:
     """`GET /v1/memories/{memory_id}/`: the memory's current version."""
     known(request.query_params, QUERY)
-    project = project_of(request)
-    fact: Fact = await call(project.get, request.path_params["memory_id"])
-    return answer(memory_record(fact, project.ids(fact)))
+    memory_id = request.path_params["memory_id"]
+    project = await project_of_memory(request, memory_id)
+    held: Held = await call(project.get, memory_id)
+    return answer(memory_record(held, project.ids(held.fact)))
 
 
 @mem0_described(
@@ -174,20 +213,22 @@ async def get(request: Request) -> Response:
     body=Mem0UpdateRequest,
     params=(*PROJECT_PARAMS, MEMORY_ID),
     replies={
-        200: Reply("The memory's current version: a new id after a new text.", Mem0Memory),
+        200: Reply("The memory's current version, with its id and `created_at`.", Mem0Memory),
         404: NOT_FOUND,
         409: Reply("The new text is already held by another live memory.", Mem0ErrorBody),
     },
-    description="A new text supersedes the memory (its history keeps both versions); metadata "
-    "or an expiration date alone change it in place. Needs the `writer` role.",
+    description="A new text supersedes the memory's current version (its history keeps both; "
+    "the memory keeps its id and `created_at`); metadata, `timestamp` or an expiration date "
+    "alone change it in place. Needs the `writer` role.",
 )
 @route
 async def update(request: Request) -> Response:
-    """`PUT /v1/memories/{memory_id}/`: a new text supersedes; metadata or expiry change in
-    place. Answers the memory's current version (a new id after a new text)."""
+    """`PUT /v1/memories/{memory_id}/`: a new text supersedes; metadata, timestamp or expiry
+    change in place. Answers the memory's current version, under the memory's id."""
     body = await json_body(request)
     known(request.query_params, QUERY)
-    project = project_of(request, body)
+    memory_id = request.path_params["memory_id"]
+    project = await project_of_memory(request, memory_id, body)
     wanted = requests.update_request(body)
     change = Change(
         text=wanted.get("text"),
@@ -196,8 +237,8 @@ async def update(request: Request) -> Response:
         expires_at=wanted.get("expiration"),
         timestamp=wanted.get("timestamp"),
     )
-    fact: Fact = await call(project.update, request.path_params["memory_id"], change)
-    return answer(memory_record(fact, project.ids(fact)))
+    held: Held = await call(project.update, memory_id, change)
+    return answer(memory_record(held, project.ids(held.fact)))
 
 
 @mem0_described(
@@ -214,8 +255,9 @@ async def delete(request: Request) -> Response:
     accepted: older versions are never shown anyway)."""
     known(request.query_params, (*QUERY, DELETE_LINKED.name))
     boolean(request.query_params, "delete_linked", False)
-    project = project_of(request)
-    await call(project.delete, request.path_params["memory_id"])
+    memory_id = request.path_params["memory_id"]
+    project = await project_of_memory(request, memory_id)
+    await call(project.delete, memory_id)
     return answer(Mem0Message(message="Memory deleted successfully!"))
 
 
@@ -243,7 +285,10 @@ async def delete_all(request: Request) -> Response:
     operation_id="memories_history_list",
     params=(*PROJECT_PARAMS, MEMORY_ID),
     replies={
-        200: Reply("ADD, then UPDATE per new text, then DELETE.", list[Mem0HistoryEvent]),
+        200: Reply(
+            "ADD, then UPDATE per new text, then DELETE, each with the memory's id.",
+            list[Mem0HistoryEvent],
+        ),
         404: NOT_FOUND,
     },
     description="Needs the `reader` role.",
@@ -252,8 +297,9 @@ async def delete_all(request: Request) -> Response:
 async def history(request: Request) -> Response:
     """`GET /v1/memories/{memory_id}/history/`: ADD, then UPDATE per new text, then DELETE."""
     known(request.query_params, QUERY)
-    project = project_of(request)
-    events = await call(project.history, request.path_params["memory_id"])
+    memory_id = request.path_params["memory_id"]
+    project = await project_of_memory(request, memory_id)
+    events = await call(project.history, memory_id)
     return answer([history_record(e, project.ids(e.fact)) for e in events])
 
 
@@ -320,8 +366,8 @@ async def _listed(
     size = integer(values, "page_size", 100, 1, MAX_PAGE_SIZE)
     where = requests.search_filter(values)
     show_expired = boolean(values, "show_expired", False)
-    facts = await call(project.select, where, show_expired=show_expired)
-    records = [memory_record(f, project.ids(f)) for f in facts]
+    helds: list[Held] = await call(project.select, where, show_expired=show_expired)
+    records = [memory_record(h, project.ids(h.fact)) for h in helds]
     if not paged:
         return answer(records)
     return answer(page_of(request, records, page, size))
@@ -378,13 +424,20 @@ async def _searched(request: Request) -> list[Mem0ScoredMemory]:
         raise ValidationError("query", "is required: a non-empty string")
     if len(query) > MAX_QUERY_CHARS:
         raise ValidationError("query", f"longer than {MAX_QUERY_CHARS} characters")
-    top_k = integer(body, "top_k", 10, 1, MAX_TOP_K)
+    top_k = integer(body, "top_k", 10, 1, MAX_SEARCH_TOP_K)
     threshold = number(body, "threshold")
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise ValidationError("threshold", f"must be between 0 and 1, got {threshold}")
     as_of: datetime | None = requests.expiration("reference_date", body.get("reference_date"))
+    show_expired = boolean(body, "show_expired", False)
     where = requests.search_filter(body)
     hits = await call(
-        project.search, query.strip(), where, top_k=top_k, threshold=threshold, as_of=as_of
+        project.search,
+        query.strip(),
+        where,
+        top_k=top_k,
+        threshold=threshold,
+        as_of=as_of,
+        show_expired=show_expired,
     )
-    return [scored_record(h.fact, project.ids(h.fact), h.relevance) for h in hits]
+    return [scored_record(h.held, project.ids(h.held.fact), h.relevance) for h in hits]

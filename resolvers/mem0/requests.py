@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 
 from graph.adapters.mem0.entities import ID_FIELDS, EntityIds, entity_ids
 from graph.adapters.mem0.filters import ANY, Filter, Node, all_of, parse
-from graph.adapters.mem0.writing import Message
+from graph.adapters.mem0.writing import ROLES, Message
 from graph.errors import ValidationError
 from graph.write.validation import parse_time
 from resolvers.mem0.bodies import (
@@ -93,24 +93,27 @@ def _add_ids(body: Mapping[str, Any]) -> EntityIds:
 
 
 def messages(raw: Any) -> list[Message]:
-    """mem0's messages: a list of {role, content}, one such object, or a string (a user's)."""
-    if isinstance(raw, str):
-        raw = [{"role": "user", "content": raw}]
-    elif isinstance(raw, Mapping):
-        raw = [raw]
+    """mem0's messages: a list of {role, content}, as mem0's API takes them (its Python client
+    wraps a string or one object in a list; its JavaScript client sends them as given, and
+    mem0 refuses anything but a list)."""
     if not isinstance(raw, list) or not raw:
-        raise ValidationError("messages", "is required: a non-empty list of {role, content}")
+        raise ValidationError(
+            "messages",
+            "Invalid input data: messages must be a non-empty list of {role, content} objects",
+        )
     out: list[Message] = []
     for i, item in enumerate(raw):
         where = f"messages[{i}]"
         if not isinstance(item, Mapping):
             raise ValidationError(where, "must be an object with role and content")
+        role = item.get("role")
+        if role not in ROLES:
+            raise ValidationError(
+                f"{where}.role", f"Invalid role {role!r}: must be one of {', '.join(ROLES)}"
+            )
         content = item.get("content")
         if not isinstance(content, str) or not content.strip():
             raise ValidationError(f"{where}.content", "must be a non-empty string")
-        role = item.get("role", "user")
-        if not isinstance(role, str) or not role:
-            raise ValidationError(f"{where}.role", "must be a string")
         out.append(Message(role, content))
     return out
 

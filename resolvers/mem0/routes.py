@@ -1,4 +1,5 @@
-"""The routes of mem0's platform API that its Python (1.x, 2.x) and JavaScript clients call.
+"""The routes of mem0's platform API that its Python (1.x, 2.x) and JavaScript clients call,
+and those of mem0's open-source server (resolvers/mem0/oss.py).
 
 Paths keep mem0's trailing slashes. docs/mem0.md describes them and the mapping onto factgraph.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from resolvers.mem0 import batch, entities, memories, ping
+from resolvers.mem0 import batch, entities, memories, oss, ping
 
 routes = [
     Route("/v1/ping/", ping.ping, methods=["GET"]),
@@ -23,9 +24,21 @@ routes = [
     Route("/v1/memories/{memory_id}/", memories.update, methods=["PUT"]),
     Route("/v1/memories/{memory_id}/", memories.delete, methods=["DELETE"]),
     Route("/v1/memories/{memory_id}/history/", memories.history, methods=["GET"]),
+    Route("/v1/event/{event_id}/", memories.event, methods=["GET"]),
     Route("/v1/entities/", entities.listed, methods=["GET"]),
-    Route("/v2/entities/{entity_type}/{entity_id}/", entities.delete, methods=["DELETE"]),
+    # `path`: an id may hold `/` (the clients send it encoded, the server decodes it).
+    Route("/v2/entities/{entity_type}/{entity_id:path}/", entities.delete, methods=["DELETE"]),
     Route("/v1/batch/", batch.update_many, methods=["PUT"]),
     Route("/v1/batch/", batch.delete_many, methods=["DELETE"]),
     Route("/v1/feedback/", batch.feedback, methods=["POST"]),
+    # mem0's open-source server (server/main.py): no trailing slashes.
+    Route("/memories", oss.add, methods=["POST"]),
+    Route("/memories", oss.listed, methods=["GET"]),
+    Route("/memories", oss.delete_all, methods=["DELETE"]),
+    Route("/memories/{memory_id}", oss.get, methods=["GET"]),
+    Route("/memories/{memory_id}", oss.update, methods=["PUT"]),
+    Route("/memories/{memory_id}", oss.delete, methods=["DELETE"]),
+    Route("/memories/{memory_id}/history", oss.history, methods=["GET"]),
+    Route("/search", oss.search, methods=["POST"]),
+    Route("/reset", oss.reset, methods=["POST"]),
 ]

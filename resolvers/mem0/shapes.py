@@ -12,12 +12,16 @@ from typing import Any, Literal
 
 from typing_extensions import TypedDict
 
-from graph.adapters.mem0.entities import EntityIds, categories_of
+from graph.adapters.mem0.entities import EntityIds, categories_of, role_of
+from graph.adapters.mem0.held import Held
 from graph.adapters.mem0.reading import Entity, HistoryEvent
-from graph.write.facts import Decision, DecisionKind, Fact
+from graph.adapters.mem0.store import Event
+from graph.adapters.mem0.writing import Stored
+from graph.write.facts import DecisionKind
 from resolvers.http.openapi import ErrorDetail, Timestamp, body_schema
 
 AddEvent = Literal["ADD", "UPDATE", "NONE"]
+EventStatus = Literal["PENDING", "RUNNING", "SUCCEEDED", "FAILED"]
 Extraction = Literal["queued", "unavailable", "skipped"]
 
 
@@ -26,7 +30,8 @@ class Mem0Memory(TypedDict):
     """A memory as mem0 shows it (factgraph's fact: its current version)."""
 
     id: str
-    """The memory's id (every version's id addresses the memory)."""
+    """The memory's id: its first version's, the same across updates (every version's id
+    addresses the memory)."""
     memory: str
     """Its text."""
     hash: str
@@ -41,9 +46,11 @@ class Mem0Memory(TypedDict):
     categories: list[str] | None
     """Its tags other than ids; null without any (LlamaIndex prints them before the text)."""
     created_at: Timestamp
-    """When it was recorded."""
+    """When its first version was recorded (the same across updates)."""
     updated_at: Timestamp
     """When it last changed."""
+    timestamp: Timestamp
+    """When it holds from (mem0's `timestamp`: the add's or the update's)."""
     expiration_date: str | None
     """The last day it is shown (YYYY-MM-DD, UTC)."""
     immutable: bool
@@ -65,8 +72,8 @@ class Mem0Added(TypedDict):
     """The memory that holds the message (an existing one for a duplicate)."""
     memory: str
     event: AddEvent
-    """ADD: a new memory; UPDATE: merged into or superseding one; NONE: a duplicate, or held
-    for review."""
+    """ADD: a new memory; UPDATE: merged into or superseding one, or a duplicate that gained
+    ids (another agent_id); NONE: a duplicate, or held for review."""
     data: dict[str, str]
     """`{"memory": text}`, as mem0 answers it."""
     previous_memory: str | None
@@ -77,19 +84,44 @@ class Mem0Added(TypedDict):
 
 @body_schema
 class Mem0AddResponse(TypedDict):
-    """An add's answer (factgraph's `message` and `extraction` beside mem0's fields)."""
+    """An add's answer (factgraph's `extraction` beside mem0's fields)."""
 
+    event_id: str
+    """The add's event: `GET /v1/event/{event_id}/` answers it (already done)."""
+    status: EventStatus
+    """SUCCEEDED: an add is done when it answers."""
     results: list[Mem0Added]
-    """One per message, in order."""
+    """One per stored message, in order (system and tool messages are not stored)."""
     relations: list[Any]
     """Always empty (mem0's graph memory)."""
-    status: Literal["SUCCEEDED"]
-    """Done: an add is complete when it answers (no event to poll)."""
     message: str
     """What was stored and whether extraction follows, in words."""
     extraction: Extraction
     """queued: the consolidator extracts memories from the messages; unavailable: no LLM
     configured (or extraction off), kept as given; skipped: `infer` was false."""
+
+
+@body_schema
+class Mem0Event(TypedDict):
+    """An add's event, as mem0's event polling answers it."""
+
+    id: str
+    event_type: Literal["ADD"]
+    status: EventStatus
+    """SUCCEEDED: an add is done when it answers."""
+    payload: dict[str, Any]
+    """The add's request body."""
+    metadata: None
+    results: list[Mem0Added]
+    """What the add did, as it answered."""
+    created_at: Timestamp
+    updated_at: Timestamp
+    started_at: Timestamp
+    completed_at: Timestamp
+    latency: float
+    """Milliseconds from start to completion."""
+    graph_status: None
+    error: None
 
 
 @body_schema
@@ -117,10 +149,13 @@ class Mem0HistoryEvent(TypedDict):
     """One change of a memory."""
 
     id: str
+    """The entry's id (a UUID, the same at every read)."""
     memory_id: str
-    """The version this event made (or deleted)."""
+    """The memory's id, the one `add` answered, whichever version the event made."""
+    version_id: str
+    """The version (factgraph's fact) this event made or deleted."""
     input: list[dict[str, str]]
-    """Always empty."""
+    """The message that made the version (ADD, UPDATE), with its role; empty for DELETE."""
     old_memory: str | None
     """The text before (null for ADD)."""
     new_memory: str | None
@@ -131,6 +166,8 @@ class Mem0HistoryEvent(TypedDict):
     agent_id: str | None
     app_id: str | None
     run_id: str | None
+    session_id: str | None
+    """The run again, as mem0's history names it."""
     categories: list[str] | None
     metadata: dict[str, Any] | None
     created_at: Timestamp
@@ -233,9 +270,10 @@ EVENTS: dict[DecisionKind, AddEvent] = {
 }
 
 
-def memory_record(fact: Fact, ids: EntityIds) -> Mem0Memory:
+def memory_record(held: Held, ids: EntityIds) -> Mem0Memory:
+    fact = held.fact
     return {
-        "id": fact.id,
+        "id": held.id,
         "memory": fact.text,
         "hash": fact.content_hash,
         "user_id": ids.user,
@@ -245,23 +283,25 @@ def memory_record(fact: Fact, ids: EntityIds) -> Mem0Memory:
         "session_id": ids.run,
         "metadata": fact.metadata or None,
         "categories": categories_of(fact.tags) or None,
-        "created_at": fact.recorded_at.isoformat(),
+        "created_at": held.created_at.isoformat(),
         "updated_at": (fact.updated_at or fact.recorded_at).isoformat(),
+        "timestamp": fact.valid_from.isoformat(),
         "expiration_date": expiration_date(fact.expires_at),
         "immutable": False,
     }
 
 
-def scored_record(fact: Fact, ids: EntityIds, score: float) -> Mem0ScoredMemory:
-    return {**memory_record(fact, ids), "score": score}
+def scored_record(held: Held, ids: EntityIds, score: float) -> Mem0ScoredMemory:
+    return {**memory_record(held, ids), "score": score}
 
 
-def added_record(decision: Decision) -> Mem0Added:
+def added_record(stored: Stored) -> Mem0Added:
+    decision = stored.decision
     fact, matched = decision.fact, decision.matched
     return {
-        "id": fact.id,
+        "id": stored.held.id,
         "memory": fact.text,
-        "event": EVENTS[decision.kind],
+        "event": "UPDATE" if stored.gained else EVENTS[decision.kind],
         "data": {"memory": fact.text},
         "previous_memory": matched.text if matched is not None and matched.id != fact.id else None,
         "decision": decision.kind,
@@ -271,10 +311,12 @@ def added_record(decision: Decision) -> Mem0Added:
 def history_record(event: HistoryEvent, ids: EntityIds) -> Mem0HistoryEvent:
     fact, previous = event.fact, event.previous
     deleted = event.event == "DELETE"
+    said = [] if deleted else [{"role": role_of(fact.tags), "content": fact.text}]
     return {
-        "id": f"{fact.id}:{event.event.lower()}",
-        "memory_id": fact.id,
-        "input": [],
+        "id": event.id,
+        "memory_id": event.memory_id,
+        "version_id": fact.id,
+        "input": said,
         "old_memory": previous.text if previous is not None else None,
         "new_memory": None if deleted else fact.text,
         "event": event.event,
@@ -282,11 +324,31 @@ def history_record(event: HistoryEvent, ids: EntityIds) -> Mem0HistoryEvent:
         "agent_id": ids.agent,
         "app_id": ids.app,
         "run_id": ids.run,
+        "session_id": ids.run,
         "categories": categories_of(fact.tags) or None,
         "metadata": fact.metadata or None,
         "created_at": event.at.isoformat(),
         "updated_at": event.at.isoformat(),
         "is_deleted": deleted,
+    }
+
+
+def event_record(event: Event) -> Mem0Event:
+    latency = (event.completed_at - event.created_at).total_seconds() * 1000
+    return {
+        "id": event.id,
+        "event_type": "ADD",
+        "status": "SUCCEEDED" if event.status == "SUCCEEDED" else "FAILED",
+        "payload": event.payload,
+        "metadata": None,
+        "results": event.results,
+        "created_at": event.created_at.isoformat(),
+        "updated_at": event.completed_at.isoformat(),
+        "started_at": event.created_at.isoformat(),
+        "completed_at": event.completed_at.isoformat(),
+        "latency": round(latency, 3),
+        "graph_status": None,
+        "error": None,
     }
 
 

@@ -29,6 +29,7 @@ async function main(folder, url, key, user) {
     { userId: user, infer: false, metadata: { from: "js" } },
   );
   out.addEvents = added.results.map((r) => r.event);
+  out.addStatus = [added.status, /^[0-9a-f-]{36}$/.test(added.eventId)];
   const [vinyl, miso] = added.results.map((r) => r.id);
   const found = await client.search("what music does the user like?", {
     filters: { user_id: user },
@@ -40,8 +41,14 @@ async function main(folder, url, key, user) {
   out.listed = page.results.map((r) => r.memory).sort();
   out.count = page.count;
   out.get = (await client.get(miso)).memory;
-  out.updated = (await client.update(miso, { text: "My cat is called Tofu" })).memory;
-  out.history = (await client.history(miso)).map((h) => [h.event, h.oldMemory, h.newMemory]);
+  const renamed = await client.update(miso, { text: "My cat is called Tofu" });
+  out.updated = renamed.memory;
+  out.updatedKeepsId = renamed.id === miso && (await client.get(miso)).id === miso;
+  const history = await client.history(miso);
+  out.history = history.map((h) => [h.event, h.oldMemory, h.newMemory]);
+  out.historyOfTheId = history.filter((h) => h.memoryId === miso).length;
+  out.timestamp = (await client.update(vinyl, { timestamp: 1577836800 })).timestamp;
+  out.bareString = await failure(() => client.add("I like tea", { userId: user }));
   out.users = (await client.users()).results.map((e) => [e.type, e.name]);
   await client.batchUpdate([{ memoryId: vinyl, text: "I collect jazz records" }]);
   out.afterBatch = (await client.get(vinyl)).memory;

@@ -4,6 +4,6 @@ The HTTP routes are in resolvers/mem0/; docs/mem0.md says how mem0's ids and fil
 """
 
 from graph.adapters.mem0.base import Caller
-from graph.adapters.mem0.project import Project
+from graph.adapters.mem0.project import Project, locate
 
-__all__ = ["Caller", "Project"]
+__all__ = ["Caller", "Project", "locate"]

@@ -3,7 +3,8 @@
 A mem0 memory id names no scope; the memory is found among the project's scopes by id (a
 unique-id seek), then the caller's access to that scope is checked. Every version of a
 memory (factgraph supersedes on update, so a version is a fact) addresses the memory: reads
-and writes act on its current version.
+and writes act on its current version, and answer with the id of its first
+(graph/adapters/mem0/held.py).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from graph.adapters.mem0.entities import (
     tag,
 )
 from graph.adapters.mem0.filters import Route
+from graph.adapters.mem0.held import Held, Origin
 from graph.errors import FactgraphError, NotFound, ValidationError
 from graph.memory import Memory
 from graph.write.facts import Fact, FactStatus
@@ -30,8 +32,6 @@ from graph.write.facts import Fact, FactStatus
 # FACTGRAPH_CONSOLIDATE_TRUSTED_SOURCES), and the audit's actor when no key is used.
 SOURCE = "mem0"
 ACTOR = SOURCE
-# A search asks each scope its filter can reach; more than this many is refused, naming them.
-MAX_SEARCH_SCOPES = 20
 # A list (and a delete by filter) reads at most this many memories.
 MAX_LIST = 10_000
 
@@ -60,6 +60,8 @@ class Found:
     scope: str
     chain: list[Fact]
     current: Fact | None
+    origin: Origin
+    """The first version: mem0's id and `created_at` for every version."""
 
 
 class ProjectState:
@@ -85,9 +87,15 @@ class ProjectState:
         self.caller.check(scope, role)
         chain = self.memory.history(scope, memory_id)
         live = [fact for fact in chain if fact.status is FactStatus.ACTIVE]
-        return Found(scope, chain, live[-1] if live else None)
+        first = store.origins(self.memory.db, self.prefix, [memory_id]).get(memory_id)
+        return Found(scope, chain, live[-1] if live else None, first or Origin.of(chain[0]))
 
-    def current(self, memory_id: str, role: str) -> tuple[str, Fact]:
+    def held(self, facts: Sequence[Fact]) -> list[Held]:
+        """Facts as mem0 shows them, named by their chains' first versions (one query)."""
+        first = store.origins(self.memory.db, self.prefix, [f.id for f in facts])
+        return [Held(f, first.get(f.id) or Origin.of(f)) for f in facts]
+
+    def current(self, memory_id: str, role: str) -> tuple[str, Held]:
         """The current version of a memory; NotFound once it was deleted (or while its only
         version waits in the review queue)."""
         found = self.find(memory_id, role)
@@ -96,7 +104,7 @@ class ProjectState:
             if last is not None and last.status is FactStatus.QUARANTINED:
                 raise NotFound(f"memory {memory_id!r} is held for review")
             raise NotFound(f"memory {memory_id!r} was deleted")
-        return found.scope, found.current
+        return found.scope, Held(found.current, found.origin)
 
     def reachable(self, route: Route, role: str, *, limit: int) -> list[str]:
         """The scopes an alternative of a filter can find matches in, that the caller may use.
@@ -123,10 +131,3 @@ class ProjectState:
         owner = owner_of_scope(self.namespace, scope)
         implied = tag(*owner) if owner is not None else None
         return [name for name in route.tags if name != implied]
-
-
-def unique(facts: Sequence[Fact]) -> list[Fact]:
-    seen: dict[str, Fact] = {}
-    for fact in facts:
-        seen.setdefault(fact.id, fact)
-    return list(seen.values())

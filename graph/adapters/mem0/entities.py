@@ -24,6 +24,8 @@ from graph.write.validation import MAX_SCOPE_CHARS, MAX_TAG_CHARS
 KINDS = ("user", "agent", "app", "run")
 ID_FIELDS = {f"{kind}_id": kind for kind in KINDS}
 SEPARATOR = "/"
+# What a memory said by the assistant is tagged with (mem0 keeps the message's role).
+ASSISTANT_TAG = "role:assistant"
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,16 @@ def owner_of_scope(namespace: str, scope: str) -> tuple[str, str] | None:
     return (kind, value) if sep and kind in KINDS and value else None
 
 
+def namespace_of_scope(scope: str) -> str | None:
+    """The project whose owner's scope this is (`acme` for `acme/user:alice`); None for a
+    scope not named for an owner."""
+    found = [at for kind in KINDS if (at := scope.find(f"{SEPARATOR}{tag_prefix(kind)}")) > 0]
+    if not found:
+        return None
+    namespace = scope[: min(found)]
+    return namespace if owner_of_scope(namespace, scope) is not None else None
+
+
 def ids_of(tags: Iterable[str], scope_owner: tuple[str, str] | None = None) -> EntityIds:
     """The ids a stored memory carries, read from its tags (and its scope's owner, for facts
     written there by other interfaces without the owner's tag)."""
@@ -89,8 +101,18 @@ def ids_of(tags: Iterable[str], scope_owner: tuple[str, str] | None = None) -> E
 
 
 def categories_of(tags: Iterable[str]) -> list[str]:
-    """mem0's categories: the tags that are not ids."""
-    return [name for name in tags if not _is_id_tag(name)]
+    """mem0's categories: the tags that are neither ids nor the speaker's role."""
+    return [name for name in tags if not _is_id_tag(name) and name != ASSISTANT_TAG]
+
+
+def role_tags(role: str) -> list[str]:
+    """The tag that keeps who said a message: an assistant's carries one, a user's none."""
+    return [ASSISTANT_TAG] if role == "assistant" else []
+
+
+def role_of(tags: Iterable[str]) -> str:
+    """Who said a memory's text (mem0's message role): `assistant` or `user`."""
+    return "assistant" if ASSISTANT_TAG in tags else "user"
 
 
 def _is_id_tag(name: str) -> bool:

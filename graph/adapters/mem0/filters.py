@@ -33,6 +33,7 @@ from graph.adapters.mem0.entities import (
     tag,
     tag_prefix,
 )
+from graph.adapters.mem0.held import Origin
 from graph.errors import ValidationError
 from graph.write.facts import Fact
 from graph.write.validation import parse_time
@@ -375,18 +376,32 @@ def route(conjunction: Conjunction) -> Route:
     return Route(owner, anchor, prefix, tags, exact)
 
 
-def matches(conjunction: Conjunction, fact: Fact, ids: EntityIds) -> bool:
-    return all(_holds(atom, fact, ids) != atom.negated for atom in conjunction)
+def needs_origin(conjunction: Conjunction) -> bool:
+    """Whether checking the conjunction reads a memory's first version (its mem0 id or
+    `created_at`), which costs a query."""
+    return any(atom.field in ("created_at", "memory_ids") for atom in conjunction)
 
 
-def _holds(atom: Atom, fact: Fact, ids: EntityIds) -> bool:
+def matches(
+    conjunction: Conjunction, fact: Fact, ids: EntityIds, origin: Origin | None = None
+) -> bool:
+    """Whether a memory meets every condition; `origin` is its chain's first version (mem0's
+    id and `created_at`), the fact itself unless given."""
+    first = origin or Origin.of(fact)
+    return all(_holds(atom, fact, ids, first) != atom.negated for atom in conjunction)
+
+
+def _holds(atom: Atom, fact: Fact, ids: EntityIds, origin: Origin) -> bool:
     field, op, value = atom.field, atom.op, atom.value
     kind = ID_FIELDS.get(field)
     if kind is not None:
         have = getattr(ids, kind)
-        return have is not None if value == ANY else have == value
+        if value == ANY:
+            return have is not None
+        # A memory said again by another agent carries both agents' tags (ids shows the first).
+        return have == value or tag(kind, value) in fact.tags
     if field in TIME_FIELDS:
-        moment = _moment(field, fact)
+        moment = origin.created_at if field == "created_at" else _moment(field, fact)
         if moment is None:
             return False
         if op == "in":
@@ -408,12 +423,10 @@ def _holds(atom: Atom, fact: Fact, ids: EntityIds) -> bool:
             return isinstance(have, str | list) and str(value) in have
         return bool(have == value)
     assert field == "memory_ids"
-    return fact.id in value
+    return origin.id in value or fact.id in value
 
 
 def _moment(field: str, fact: Fact) -> datetime | None:
-    if field == "created_at":
-        return fact.recorded_at
     if field == "updated_at":
         return fact.updated_at or fact.recorded_at
     if field == "timestamp":

@@ -10,6 +10,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
+from graph.adapters.mem0.held import Origin
 from graph.storage.db import Database, run
 from graph.storage.store import record_audit
 from graph.write.facts import Fact, read_time
@@ -25,6 +26,52 @@ class TagCount:
     memories: int
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class Event:
+    """A mem0 event: an add, what it was asked and what it did (JSON values)."""
+
+    id: str
+    scope: str
+    event_type: str
+    status: str
+    payload: Any
+    results: Any
+    created_at: datetime
+    completed_at: datetime
+
+    @classmethod
+    def from_row(cls, row: Mapping[str, Any]) -> Event:
+        return cls(
+            id=str(row["id"]),
+            scope=str(row["scope"]),
+            event_type=str(row["event_type"]),
+            status=str(row["status"]),
+            payload=json.loads(row["payload"]),
+            results=json.loads(row["results"]),
+            created_at=_time(row["created_at"]),
+            completed_at=_time(row["completed_at"]),
+        )
+
+
+def create_event(db: Database, event: Event) -> None:
+    params = {
+        "id": event.id,
+        "scope": event.scope,
+        "event_type": event.event_type,
+        "status": event.status,
+        "payload": json.dumps(event.payload),
+        "results": json.dumps(event.results),
+        "created_at": event.created_at,
+        "completed_at": event.completed_at,
+    }
+    db.write("mem0_event_create", params)
+
+
+def get_event(db: Database, prefix: str, event_id: str) -> Event | None:
+    rows = db.read("mem0_event_get", {"prefix": prefix, "id": event_id})
+    return Event.from_row(rows[0]["event"]) if rows else None
 
 
 def fact_scope(db: Database, prefix: str, fact_id: str) -> str | None:
@@ -71,6 +118,41 @@ def tagged_facts(
     return [Fact.from_node(row["fact"]) for row in rows]
 
 
+def origins(db: Database, prefix: str, fact_ids: Sequence[str]) -> dict[str, Origin]:
+    """The first version of each fact's supersede chain, by the fact's id."""
+    if not fact_ids:
+        return {}
+    rows = db.read("mem0_origins", {"prefix": prefix, "ids": list(dict.fromkeys(fact_ids))})
+    return {str(row["id"]): Origin(str(row["origin"]), _time(row["created_at"])) for row in rows}
+
+
+def retag(
+    db: Database, scope: str, fact_id: str, tags: Sequence[str], *, actor: str, now: datetime
+) -> Fact | None:
+    """Add id tags to an active fact (an audit event says so when any was new); None when the
+    fact is no longer active."""
+
+    def work(tx: ManagedTransaction) -> Fact | None:
+        rows = run(tx, "mem0_retag", id=fact_id, scope=scope, tags=list(tags), now=now)
+        if not rows:
+            return None
+        fact = Fact.from_node(rows[0]["fact"])
+        if fact.updated_at == now:
+            reason = f"said again through mem0's API with {', '.join(tags)}"
+            record_audit(
+                tx,
+                scope=scope,
+                fact_id=fact_id,
+                kind="annotate",
+                actor=actor,
+                reason=reason,
+                now=now,
+            )
+        return fact
+
+    return db.write_tx(work, "mem0_retag")
+
+
 def tag_counts(db: Database, prefix: str, limit: int) -> list[TagCount]:
     rows = db.read("mem0_entities", {"prefix": prefix, "limit": limit})
     return [
@@ -105,12 +187,13 @@ def annotate(
     set_metadata: bool,
     expires_at: datetime | None,
     set_expires: bool,
+    valid_from: datetime | None = None,
     actor: str,
     reason: str,
     now: datetime,
 ) -> Fact | None:
-    """Set an active fact's metadata and/or expiry in place, with an audit event; None when
-    the fact is not active in the scope."""
+    """Set an active fact's metadata, expiry and/or valid time in place, with an audit event;
+    None when the fact is not active in the scope."""
 
     def work(tx: ManagedTransaction) -> Fact | None:
         rows = run(
@@ -122,6 +205,7 @@ def annotate(
             set_metadata=set_metadata,
             expires_at=expires_at,
             set_expires=set_expires,
+            valid_from=valid_from,
             now=now,
         )
         if not rows:

@@ -9,27 +9,37 @@ duplicates, quarantine of text aimed at the agent) and, like every write, wait i
 consolidator's queue, whose extraction draws atomic facts from them when an LLM is configured
 (docs/consolidation.md). `update` with a new text supersedes the current version, so the
 history keeps both; metadata or an expiration date alone change in place. `delete` forgets:
-the memory leaves every read, and its history says DELETE.
+the memory leaves every read, and its history says DELETE. A memory keeps the id and
+`created_at` of its first version across updates (graph/adapters/mem0/held.py).
+
+Which messages become memories is mem0's rule: user and assistant messages do, system and tool
+messages do not (they instruct or report; mem0 drops them from direct imports too). A text its
+owner already holds live is not stored twice: the memory gains the ids it lacked (another
+agent_id, app_id or run_id), so a filter on them finds it.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from graph.adapters.mem0 import store
 from graph.adapters.mem0.base import SOURCE
-from graph.adapters.mem0.entities import EntityIds, owner_scope
+from graph.adapters.mem0.entities import EntityIds, owner_scope, role_tags
 from graph.adapters.mem0.filters import Filter
+from graph.adapters.mem0.held import Held
 from graph.adapters.mem0.reading import Reading
 from graph.errors import NotFound, ValidationError
-from graph.write.facts import Decision, Fact, FactInput
+from graph.write.facts import Decision, DecisionKind, Fact, FactInput
 from graph.write.indexing import content_hash
 
 MAX_MESSAGES = 1_000
+# The roles of mem0's messages; the first two are stored as memories.
+STORED_ROLES = ("user", "assistant")
+ROLES = (*STORED_ROLES, "system", "tool")
 
 
 @dataclass(frozen=True)
@@ -39,18 +49,31 @@ class Message:
 
 
 @dataclass(frozen=True)
-class Added:
-    """What an add did: one decision per message, in order, and whether the consolidator will
-    extract memories from them."""
+class Stored:
+    """What became of one stored message: the write's decision, the memory that holds the
+    text, and whether that memory gained ids it lacked (a duplicate said with another agent)."""
 
-    decisions: list[Decision]
+    decision: Decision
+    held: Held
+    gained: bool
+
+
+@dataclass(frozen=True)
+class Added:
+    """What an add did: the owner's scope, one result per stored message (system and tool
+    messages are not stored), and whether the consolidator will extract memories from them."""
+
+    scope: str
+    results: list[Stored]
     extraction: bool
+    started: datetime
 
 
 @dataclass(frozen=True)
 class Change:
-    """An update of one memory: any of a new text, metadata, expiry (None clears it) and, with
-    a new text, the time the new version holds from."""
+    """An update of one memory: any of a new text, metadata, expiry (None clears it) and the
+    time the memory holds from (mem0's `timestamp`: with a new text, the new version's; alone,
+    the current version's, changed in place)."""
 
     text: str | None = None
     metadata: Mapping[str, Any] | None = None
@@ -93,6 +116,10 @@ class Writing(Reading):
             raise ValidationError("messages", f"more than {MAX_MESSAGES} messages")
         scope = owner_scope(self.namespace, *owner)
         self.caller.check(scope, "writer")
+        started = self.memory.clock()
+        messages = [m for m in messages if m.role in STORED_ROLES]
+        if not messages:
+            return Added(scope, [], False, started)
         session = ids.run or (f"mem0-{uuid.uuid4().hex}" if infer else None)
         last = store.last_turn(self.memory.db, scope, session) if session else None
         first_turn = 0 if last is None else last + 1
@@ -100,7 +127,7 @@ class Writing(Reading):
         for i, message in enumerate(messages):
             fact: dict[str, Any] = {
                 "text": message.content,
-                "tags": ids.tags(),
+                "tags": [*ids.tags(), *role_tags(message.role)],
                 "source": SOURCE,
                 "metadata": dict(metadata or {}),
                 "session_id": session,
@@ -113,28 +140,64 @@ class Writing(Reading):
         decisions = self.memory.remember_many(
             scope, facts, actor=self.caller.actor, pipeline=None if infer else False
         )
+        gained = [self._gain_ids(scope, decision, ids) for decision in decisions]
+        helds = self.held([decision.fact for decision, _ in gained])
         settings = self.memory.settings
         extraction = infer and settings.llm.configured and settings.consolidation.extract
-        return Added(decisions, extraction)
+        results = [
+            Stored(decision, held, more)
+            for (decision, more), held in zip(gained, helds, strict=True)
+        ]
+        return Added(scope, results, extraction, started)
 
-    def update(self, memory_id: str, change: Change) -> Fact:
-        """The memory's current version after the change."""
+    def record_event(
+        self, scope: str, payload: Any, results: Any, *, started: datetime
+    ) -> store.Event:
+        """Keep an add as a mem0 event, done (an add is done when it answers), for polling."""
+        event = store.Event(
+            id=str(uuid.uuid4()),
+            scope=scope,
+            event_type="ADD",
+            status="SUCCEEDED",
+            payload=payload,
+            results=results,
+            created_at=started,
+            completed_at=self.memory.clock(),
+        )
+        store.create_event(self.memory.db, event)
+        return event
+
+    def _gain_ids(self, scope: str, decision: Decision, ids: EntityIds) -> tuple[Decision, bool]:
+        """A duplicate of a live memory (or a near one merged into it) said with ids it lacks:
+        the memory gains them."""
+        if decision.kind not in (DecisionKind.DEDUP, DecisionKind.MERGE):
+            return decision, False
+        missing = [name for name in ids.tags() if name not in decision.fact.tags]
+        if not missing:
+            return decision, False
+        now = self.memory.clock()
+        fact = store.retag(
+            self.memory.db, scope, decision.fact.id, missing, actor=self.caller.actor, now=now
+        )
+        if fact is None:  # no longer live: nothing to add the ids to
+            return decision, False
+        return replace(decision, fact=fact), True
+
+    def update(self, memory_id: str, change: Change) -> Held:
+        """The memory's current version after the change (its id and `created_at` stay)."""
         if change.empty:
             raise ValidationError(
                 "text", "send at least one of text, metadata, timestamp or expiration_date"
             )
-        scope, current = self.current(memory_id, "writer")
+        scope, held = self.current(memory_id, "writer")
+        current = held.fact
         text = change.text
         if text is not None and content_hash(text) == current.content_hash:
             text = None  # the same text: only the rest changes
-        if text is None and change.timestamp is not None:
-            raise ValidationError(
-                "timestamp", "changes only with a new text (the new version holds from it)"
-            )
         if text is not None:
-            return self._supersede(scope, current, text, change)
-        if change.metadata is None and not change.set_expires:
-            return current
+            return Held(self._supersede(scope, current, text, change), held.origin)
+        if change.metadata is None and not change.set_expires and change.timestamp is None:
+            return held
         now = self.memory.clock()
         stored = store.annotate(
             self.memory.db,
@@ -144,13 +207,14 @@ class Writing(Reading):
             set_metadata=change.metadata is not None,
             expires_at=change.expires_at,
             set_expires=change.set_expires,
+            valid_from=change.timestamp,
             actor=self.caller.actor,
-            reason="metadata or expiration date changed through mem0's API",
+            reason="metadata, timestamp or expiration date changed through mem0's API",
             now=now,
         )
         if stored is None:  # changed meanwhile by another writer
             raise NotFound(f"memory {memory_id!r} changed meanwhile; read it again")
-        return stored
+        return Held(stored, held.origin)
 
     def _supersede(self, scope: str, current: Fact, text: str, change: Change) -> Fact:
         metadata = change.metadata if change.metadata is not None else current.metadata
@@ -174,22 +238,23 @@ class Writing(Reading):
 
     def delete(self, memory_id: str) -> Fact:
         """Forget the memory's current version; it stays in its history."""
-        scope, current = self.current(memory_id, "writer")
+        scope, held = self.current(memory_id, "writer")
         return self.memory.forget(
-            scope, current.id, reason="deleted through mem0's API", actor=self.caller.actor
+            scope, held.fact.id, reason="deleted through mem0's API", actor=self.caller.actor
         )
 
-    def delete_where(self, where: Filter) -> int:
-        """Forget every memory the filter matches; how many. The caller's right to write every
+    def delete_where(self, where: Filter, *, role: str = "writer") -> int:
+        """Forget every memory the filter matches; how many. The caller's `role` on every
         scope involved is checked before the first is forgotten."""
-        doomed = self._select(where, "writer", show_expired=True)
-        for fact in doomed:
+        doomed = self._select(where, role, show_expired=True)
+        for held in doomed:
+            fact = held.fact
             self.memory.forget(
                 fact.scope, fact.id, reason="deleted through mem0's API", actor=self.caller.actor
             )
         return len(doomed)
 
-    def update_many(self, changes: Sequence[tuple[str, Change]]) -> list[Fact]:
+    def update_many(self, changes: Sequence[tuple[str, Change]]) -> list[Held]:
         """Each change in order, once every memory was found and every change checked."""
         for i, (memory_id, change) in enumerate(changes):
             if change.empty:
@@ -211,10 +276,11 @@ class Writing(Reading):
             self.delete(memory_id)
         return len(memory_ids)
 
-    def feedback(self, memory_id: str, feedback: str | None, reason: str | None) -> Fact:
+    def feedback(self, memory_id: str, feedback: str | None, reason: str | None) -> Held:
         """Record mem0 feedback on a memory as an audit event on its current version (it
         changes nothing else); that version."""
-        scope, current = self.current(memory_id, "writer")
+        scope, held = self.current(memory_id, "writer")
+        current = held.fact
         text = feedback or "NONE"
         if reason:
             text += f": {reason}"
@@ -227,4 +293,4 @@ class Writing(Reading):
             reason=text[:500],
             now=self.memory.clock(),
         )
-        return current
+        return held

@@ -1,0 +1,1 @@
+"""Scripts that drive factgraph's MCP server with other SDKs' clients (TypeScript)."""
