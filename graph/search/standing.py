@@ -20,8 +20,9 @@ from graph.write.facts import Fact
 # The vector index's scale, (1 + cosine) / 2. e5-small-v2 puts almost any two English texts of
 # one project above 0.85, so the floor only keeps out what is plainly elsewhere; the limit does
 # the choosing. On BEAM's 100K development chats, instruction following counting the field
-# (hit@10+standing, top 5) was 0.95 with floors up to 0.86 and 0.90 from 0.87 to 0.90;
-# preference following 0.89 at every floor to 0.91 (bench/recall.py `standing_floors`).
+# (hit@10+standing, top 5, before the word bonus below) was 0.95 with floors up to 0.86 and
+# 0.90 from 0.87 to 0.90; preference following 0.89 at every floor to 0.91 (bench/recall.py
+# `standing_floors`).
 DEFAULT_FLOOR = 0.86
 DEFAULT_LIMIT = 5
 # Added to a statement's similarity, in its order only, per share of the query's word stems it
@@ -30,7 +31,7 @@ DEFAULT_LIMIT = 5
 # development chats any weight from 0.005 to 0.05 brought 100K instruction following's field
 # alone from 19 to 20 of 20 at top 5, and moved nothing else.
 WORD_BONUS = 0.01
-# How many of the closest statements are ordered again with the bonus.
+# The closest `limit` times this many statements are ordered again with the bonus.
 RERANKED = 4
 
 
