@@ -1,8 +1,11 @@
-"""Retrieval recall on both development sets side by side: LoCoMo and BEAM, every candidate list
-alone and the default, per question type and overall, with how well scores separate evidence.
+"""Retrieval recall on the development sets side by side: LoCoMo, BEAM 100K and BEAM 500K, every
+candidate list alone and the default, per question type and overall, with how well scores
+separate evidence.
 
-    .venv/bin/python bench/recall.py                       # both sets, ~15 min on 2 cores
+    .venv/bin/python bench/recall.py                       # all three sets: hours on 2 cores
     .venv/bin/python bench/recall.py --limit 1             # one conversation of each: a look
+    .venv/bin/python bench/recall.py --keep k              # import once, keep the scopes
+    .venv/bin/python bench/recall.py --keep k --only-kept --thread   # then ask only
     .venv/bin/python bench/recall.py --dump bench/results/candidates.jsonl   # for bench/ranker.py
 
 Each conversation is imported into a scope of its own (`factgraph import --fast`, as a user
@@ -24,6 +27,7 @@ Results go to bench/results/recall.json (and .md, and a plot beside them).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import tempfile
@@ -31,7 +35,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -56,6 +60,8 @@ WINDOW = 2
 # The question types whose evidence is a standing instruction or preference: their figures also
 # count the search's `standing` field (`hit@10+standing`).
 STANDING_TYPES = ("instruction_following", "preference_following")
+# A thread search (SearchOptions.thread) returns this many hits; measured as R@50 and all@50.
+THREAD_K = 50
 LISTS = ("fulltext", "vector", "passage")
 # The names the results use for each ranking (the issue's: "passages" for the passage list).
 RANKINGS = {"hybrid": "hybrid", "fulltext": "fulltext", "vector": "vector", "passage": "passages"}
@@ -269,6 +275,17 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
     return out
 
 
+def thread_measures(
+    memory: Memory, scope: str, q: Question, options: SearchOptions
+) -> dict[str, float]:
+    """The question asked as a thread: the share of its evidence among the thread's hits
+    (R@50), and whether all of it is there (all@50)."""
+    threaded = dataclasses.replace(options, thread=True, top_k=THREAD_K)
+    result = memory.search(scope, q.text, options=threaded)
+    found = q.gold & {key(h.fact.session_id, h.fact.turn) for h in result.hits}
+    return {"R@50": len(found) / len(q.gold), "all@50": float(found == q.gold)}
+
+
 def list_ranking(cands: dict[str, Any], name: str) -> Ranked:
     items = sorted(
         (c for c in cands.values() if name in c["lists"]), key=lambda c: c["lists"][name][0]
@@ -287,8 +304,11 @@ class SetRun:
     negatives: list[float]
     questions: int = 0
     load_seconds: float = 0.0
+    skipped: list[str] = dataclasses.field(default_factory=list)
     # (type, floor, limit) -> [questions with evidence found counting the standing field, asked]
-    standing_floors: dict[tuple[str, float, int], list[int]] = field(default_factory=dict)
+    standing_floors: dict[tuple[str, float, int], list[int]] = dataclasses.field(
+        default_factory=dict
+    )
 
 
 def stored(memory: Memory, scope: str) -> int:
@@ -300,6 +320,14 @@ def stored(memory: Memory, scope: str) -> int:
     )
 
 
+def loaded(memory: Memory, scope: str, conversation: Conversation) -> bool:
+    """Whether a kept scope holds the conversation: an import stores a repeated text once and
+    may merge a few near-duplicates, so 2% short of its distinct texts counts as whole; an
+    import cut short is far further off."""
+    distinct = len({row["text"] for row in conversation.rows})
+    return stored(memory, scope) >= 0.98 * distinct
+
+
 def run_set(
     memory: Memory,
     name: str,
@@ -307,17 +335,25 @@ def run_set(
     dump: Callable[[dict[str, Any]], None] | None,
     options: SearchOptions,
     tag: str | None = None,
+    thread: bool = False,
+    only_kept: bool = False,
 ) -> SetRun:
     """`tag`: the scopes are named by it and kept afterwards; a scope already holding the
-    conversation (an earlier run with the same tag) is asked again without importing it."""
+    conversation (an earlier run with the same tag) is asked again without importing it.
+    `thread`: each question is also asked as a thread (top 50), measured apart. `only_kept`
+    (with a tag): a conversation not kept whole is skipped, not imported."""
     run = SetRun(name, Tally(), [], [], [])
     prefix = tag or uuid.uuid4().hex[:8]
     for conversation in conversations:
-        scope = f"recall-{prefix}-{conversation.name}"
+        scope = f"recall-{prefix}-{name}-{conversation.name}"
         try:
             seconds = 0.0
-            # A kept scope holds every row but the exact duplicates (one fact each).
-            if tag is None or stored(memory, scope) < 0.99 * len(conversation.rows):
+            kept = tag is not None and loaded(memory, scope, conversation)
+            if only_kept and not kept:
+                print(f"{name} {conversation.name}: not kept, skipped", flush=True)
+                run.skipped.append(conversation.name)
+                continue
+            if not kept:
                 delete_scope(memory.db, scope)
                 seconds = load(memory, scope, conversation)
             run.load_seconds += seconds
@@ -342,6 +378,8 @@ def run_set(
                 run.tally.add("hybrid", q.kind, values)
                 for k, s in zip(hits.keys, hits.scores, strict=True):
                     (run.positives if k in q.gold else run.negatives).append(s)
+                if thread:
+                    run.tally.add("thread", q.kind, thread_measures(memory, scope, q, options))
                 cands = candidates_of(memory, scope, q)
                 for list_name in LISTS:
                     ranked = list_ranking(cands, list_name)
@@ -377,7 +415,18 @@ MEASURES = {
         "newer_first",
         "hit@10+standing",
     ),
+    "beam-500k-dev": (
+        "hit@10",
+        "R@10",
+        "R@10+win",
+        "all@10",
+        "upd@10",
+        "newer_first",
+        "hit@10+standing",
+    ),
 }
+# The sets whose questions include BEAM's knowledge updates.
+BEAM_SETS = ("beam-dev", "beam-500k-dev")
 
 
 def summary(runs: list[SetRun], settings: dict[str, Any]) -> dict[str, Any]:
@@ -387,11 +436,15 @@ def summary(runs: list[SetRun], settings: dict[str, Any]) -> dict[str, Any]:
         entry: dict[str, Any] = {
             ranking: run.tally.figures(ranking, names, run.kinds) for ranking in RANKINGS.values()
         }
+        if run.tally.counts.get(("thread", "", "R@50")):
+            entry["thread"] = run.tally.figures("thread", ("R@50", "all@50"), run.kinds)
         entry["auc"] = auc(run.positives, run.negatives)
-        if run.name == "beam-dev":
+        if run.name in BEAM_SETS:
             entry["newer_first"] = run.tally.value("hybrid", "newer_first")
             entry["upd@10"] = run.tally.value("hybrid", "upd@10")
         entry["load_seconds"] = round(run.load_seconds, 1)
+        if run.skipped:
+            entry["skipped"] = run.skipped
         if run.standing_floors:
             entry["standing_floors"] = {
                 f"{kind} floor {floor} top {limit}": round(found / asked, 4)
@@ -399,9 +452,10 @@ def summary(runs: list[SetRun], settings: dict[str, Any]) -> dict[str, Any]:
             }
         sets[run.name] = entry
     out: dict[str, Any] = {"sets": sets}
-    if len(runs) == 2:
+    if len(runs) >= 2:
         transfer = {}
-        for fit, other in (runs, runs[::-1]):
+        pairs = [(a, b) for a in runs for b in runs if a is not b]
+        for fit, other in pairs:
             if fit.positives and fit.negatives and other.positives and other.negatives:
                 cut = best_threshold(fit.positives, fit.negatives)
                 transfer[f"{fit.name} -> {other.name}"] = {
@@ -414,17 +468,30 @@ def summary(runs: list[SetRun], settings: dict[str, Any]) -> dict[str, Any]:
 
 
 def markdown(results: dict[str, Any]) -> str:
-    lines = ["# Recall on both development sets", ""]
+    lines = ["# Recall on the development sets", ""]
     lines.append("Made by `" + results["settings"]["command"] + "`.")
     lines.append("")
     for name, entry in results["sets"].items():
         names = MEASURES[name]
-        lines += [f"## {name}", "", "| ranking | " + " | ".join(names) + " |"]
+        lines += [f"## {name}", ""]
+        if entry.get("skipped"):
+            lines += ["Not measured (not kept whole): " + ", ".join(entry["skipped"]) + ".", ""]
+        lines += ["| ranking | " + " | ".join(names) + " |"]
         lines.append("|---|" + "---|" * len(names))
         for ranking in RANKINGS.values():
             cells = " | ".join(_cell(entry[ranking].get(n)) for n in names)
             lines.append(f"| {ranking} | {cells} |")
         lines += ["", f"Hit-relevance ROC AUC (default): {_cell(entry['auc'])}", ""]
+        if "thread" in entry:
+            thread = entry["thread"]
+            lines.append(
+                f"Thread (`thread: true`, top {THREAD_K}): R@50 {_cell(thread['R@50'])}, "
+                f"all@50 {_cell(thread['all@50'])}; by type: "
+                + ", ".join(
+                    f"{kind} {_cell(cells.get('R@50'))}" for kind, cells in thread["types"].items()
+                )
+            )
+            lines.append("")
         lines += ["| type (default) | questions | " + " | ".join(names) + " |"]
         lines.append("|---|---|" + "---|" * len(names))
         for kind, cells in entry["hybrid"]["types"].items():
@@ -457,7 +524,9 @@ def plot(results: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     shown = ("hit@10", "R@10", "R@10+win")
-    fig, axes = plt.subplots(1, len(results["sets"]), figsize=(11, 4), sharey=True)
+    fig, axes = plt.subplots(
+        1, len(results["sets"]), figsize=(5.5 * len(results["sets"]), 4), sharey=True
+    )
     for ax, (name, entry) in zip(
         axes if len(results["sets"]) > 1 else [axes], results["sets"].items(), strict=True
     ):
@@ -480,11 +549,20 @@ def main(argv: list[str] | None = None) -> int:
     shared = ROOT.parent / "shared" / "data"
     parser.add_argument("--locomo", type=Path, default=shared / "locomo" / "locomo-dev.json")
     parser.add_argument("--beam", type=Path, default=shared / "beam" / "100K")
-    parser.add_argument("--sets", default="locomo-dev,beam-dev")
+    parser.add_argument("--beam-500k", type=Path, default=shared / "beam" / "500K")
+    parser.add_argument("--sets", default="locomo-dev,beam-dev,beam-500k-dev")
     parser.add_argument("--limit", type=int, default=0, help="first N conversations of each")
     parser.add_argument("--out", type=Path, default=RESULTS / "recall.json")
     parser.add_argument("--no-record", action="store_true", help="print, write nothing")
     parser.add_argument("--dump", type=Path, default=None, help="candidates as JSON lines")
+    parser.add_argument(
+        "--only-kept",
+        action="store_true",
+        help="with --keep: ask only the conversations already kept whole, import nothing",
+    )
+    parser.add_argument(
+        "--thread", action="store_true", help=f"also ask each question as a thread (top {THREAD_K})"
+    )
     parser.add_argument(
         "--keep",
         metavar="TAG",
@@ -529,11 +607,20 @@ def main(argv: list[str] | None = None) -> int:
                 conversations = locomo(args.locomo, args.limit)
             elif name == "beam-dev":
                 conversations = beam(args.beam, args.limit, max_chars=MAX_TEXT_CHARS)
+            elif name == "beam-500k-dev":
+                conversations = beam(args.beam_500k, args.limit, max_chars=MAX_TEXT_CHARS)
             else:
-                raise SystemExit(f"unknown set {name!r}: locomo-dev or beam-dev")
+                raise SystemExit(f"unknown set {name!r}: " + ", ".join(MEASURES))
             runs.append(
                 run_set(
-                    memory, name, conversations, dump if dump_file else None, options, args.keep
+                    memory,
+                    name,
+                    conversations,
+                    dump if dump_file else None,
+                    options,
+                    args.keep,
+                    args.thread,
+                    args.only_kept,
                 )
             )
     finally:

@@ -27,7 +27,14 @@ from graph.search import access, newer
 from graph.search.candidates import Candidates, fetch, fetch_overlapped, missing_cosines
 from graph.search.fusion import combsum, weighted_fusion
 from graph.search.lucene import to_lucene
-from graph.search.options import FusionMethod, Mode, SearchOptions, check_query
+from graph.search.options import (
+    MAX_CANDIDATE_TOP_K,
+    THREAD_CANDIDATES,
+    FusionMethod,
+    Mode,
+    SearchOptions,
+    check_query,
+)
 from graph.search.related import finish
 from graph.search.relevance import by_relevance, relevances
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
@@ -62,6 +69,8 @@ def search(
     check_query(query)
     if not query.strip():
         return SearchResult(query=query)
+    if options.thread:
+        options = threaded(options)
     timings: dict[str, float] = {}
     now = clock()
     lucene = to_lucene(query) if options.mode is not Mode.VECTOR else ""
@@ -149,7 +158,9 @@ def search(
     hits, extra = done.hits, done.related
     if done.cosines:
         hits = rescored(query, found, hits, done.cosines)
-    if options.newer_first:
+    if options.thread:
+        hits = sorted(hits, key=said)
+    elif options.newer_first:
         hits = newer.first(hits)
     ids = [h.fact.id for h in hits]
     if options.track_access:
@@ -163,6 +174,27 @@ def search(
         standing=standing_facts,
         lucene=lucene,
         timings_ms=timings,
+    )
+
+
+def threaded(options: SearchOptions) -> SearchOptions:
+    """A thread's options: a pool deep enough for its many pieces, each list asked for at
+    least twice the hits (THREAD_CANDIDATES at least)."""
+    depth = max(options.candidate_top_k, THREAD_CANDIDATES, 2 * options.top_k)
+    return dataclasses.replace(options, candidate_top_k=min(depth, MAX_CANDIDATE_TOP_K))
+
+
+def said(hit: Hit) -> tuple[datetime, int, str, int, datetime]:
+    """When a hit was said: its validity, then its session (session "9" before "10") and
+    turn, then when it was recorded."""
+    fact = hit.fact
+    session = fact.session_id or ""
+    return (
+        fact.valid_from,
+        int(session) if session.isdigit() else -1,
+        session,
+        fact.turn if fact.turn is not None else -1,
+        fact.recorded_at,
     )
 
 

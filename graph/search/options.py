@@ -46,6 +46,9 @@ DEFAULT_CHUNK_DISCOUNT = 0.005
 # with this (0.77 also beside other scopes' facts). LoCoMo's turns are short: no figure moved
 # from 400 to 2,000 (bench/ranker.py, bench/README.md "Long texts in the text lists").
 DEFAULT_TEXT_MATCH_CHARS = 500
+# A thread search (`thread`) ranks at least this many candidates per list: its hits are many
+# pieces of one topic (bench/README.md "Questions that need many pieces").
+THREAD_CANDIDATES = 100
 
 
 class Mode(enum.StrEnum):
@@ -144,6 +147,9 @@ class SearchOptions:
     # How many of the scope's standing instructions and preferences that bear on the query come
     # back beside the hits (graph/search/standing.py); 0 asks for none.
     standing_limit: int = 5
+    # The hits as a thread: the top_k facts of the query's topic in the order they were said
+    # (valid from, then session and turn), from a deeper pool of candidates.
+    thread: bool = False
 
     @classmethod
     def build(cls, **options: Any) -> SearchOptions:
@@ -191,7 +197,7 @@ class SearchOptions:
         _number("min_score", self.min_score, 0.0, 1.0)
         _number("chunk_discount", self.chunk_discount, 0.0, 1.0)
         _int_range("text_match_chars", self.text_match_chars, 0, 1_000_000)
-        for flag in ("passages", "newer_first", "include_expired"):
+        for flag in ("passages", "newer_first", "include_expired", "thread"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValidationError(flag, "must be true or false")
         if not isinstance(self.mode, Mode):

@@ -121,6 +121,11 @@ class SearchOptionsInput:
         description="At most this many standing instructions and preferences that bear on "
         "the query come back in `standing` (0..20; 0: none).",
     )
+    thread: bool = strawberry.field(
+        default=False,
+        description="Return the thread of the query's topic: the topK facts that bear on it "
+        "most, from a deeper pool, in the order they were said (valid from, session, turn).",
+    )
 
     def to_domain(self) -> domain.SearchOptions:
         values: dict[str, Any] = {
@@ -144,6 +149,7 @@ class SearchOptionsInput:
             "newer_first": self.newer_first,
             "min_score": self.min_score,
             "standing_limit": self.standing_limit,
+            "thread": self.thread,
         }
         if self.fusion is not None:
             f = self.fusion
