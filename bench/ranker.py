@@ -46,7 +46,7 @@ from bench.recall import MEASURES, Ranked, auc, dedupe, measures
 from graph.search import fusion
 from graph.search.candidates import Brief, Candidates
 from graph.search.engine import text_factors
-from graph.search.lucene import terms
+from graph.search.lexical import query_stems, scores
 from graph.search.newer import FLOOR, Timed, reorder, updates
 from graph.search.options import (
     DEFAULT_CHUNK_DISCOUNT,
@@ -95,18 +95,18 @@ def question(row: Row) -> Question:
 def row_features(row: Row) -> dict[str, list[float]]:
     """Each candidate's features, as graph/search/relevance.py's `relevances` makes them."""
     question_ = row["question"]
-    n_terms = len(terms(question_))
+    query_terms = query_stems(question_)
     cands = row["candidates"]
     names = named(question_, {c.get("subject") for c in cands.values()})
     out = {}
     for fid, cand in cands.items():
-        lists = cand["lists"]
         subject = cand.get("subject")
+        held, coverage, char_coverage = scores(query_terms, cand.get("matched") or ())
         out[fid] = features(
             cosine=cand["cosine"] if cand["cosine"] is not None else NO_COSINE,
-            fulltext=lists["fulltext"][1] if "fulltext" in lists else 0.0,
-            passage=lists["passage"][1] if "passage" in lists else 0.0,
-            query_terms=n_terms,
+            matched=held,
+            coverage=coverage,
+            char_coverage=char_coverage,
             subject=bool(subject) and subject_key(subject) in names,
         )
     return out

@@ -49,12 +49,17 @@ from graph.search import SearchOptions
 from graph.search.candidates import fetch
 from graph.search.lucene import to_lucene
 from graph.search.newer import says_changed
+from graph.search.standing import bearing
+from graph.search.types import StandingFact
 from graph.write.validation import MAX_TEXT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 K = 10
 WINDOW = 2
+# The question types whose evidence is a standing instruction or preference: their figures also
+# count the search's `standing` field (`hit@10+standing`).
+STANDING_TYPES = ("instruction_following", "preference_following")
 # A thread search (SearchOptions.thread) returns this many hits; measured as R@50 and all@50.
 THREAD_K = 50
 LISTS = ("fulltext", "vector", "passage")
@@ -86,6 +91,36 @@ def near(hit: str, other: str) -> bool:
     hs, _, ht = hit.partition(":")
     os_, _, ot = other.partition(":")
     return hs == os_ and abs(int(ht) - int(ot)) <= WINDOW
+
+
+def with_standing(q: Question, ranked: Ranked, standing: Sequence[StandingFact]) -> float:
+    """hit@10 counting the search's standing field too (graph/search/standing.py): an
+    instruction or preference the agent is handed beside the hits is found as well."""
+    keys = set(ranked.keys[:K]) | {key(s.fact.session_id, s.fact.turn) for s in standing}
+    return float(bool(q.gold & keys))
+
+
+STANDING_FLOORS = (0.0, 0.86, 0.87, 0.88, 0.89, 0.9, 0.91)
+STANDING_LIMITS = (3, 5, 10)
+
+
+def floors(
+    memory: Memory,
+    scope: str,
+    q: Question,
+    ranked: Ranked,
+    tally: dict[tuple[str, float, int], list[int]],
+) -> None:
+    """hit@10+standing at other floors and limits of the standing field, for choosing them
+    (graph/search/standing.py): the scope's standing statements scored once, cut many ways."""
+    vector = list(memory.embedder.embed_query(q.text.strip()))
+    every = bearing(memory.db, scope, vector, datetime.now(UTC), query=q.text, limit=50, floor=0.0)
+    for floor in STANDING_FLOORS:
+        for limit in STANDING_LIMITS:
+            kept = [s for s in every if s.similarity >= floor][:limit]
+            entry = tally.setdefault((q.kind, floor, limit), [0, 0])
+            entry[0] += int(with_standing(q, ranked, kept))
+            entry[1] += 1
 
 
 def measures(q: Question, ranked: Ranked) -> dict[str, float]:
@@ -232,6 +267,7 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
                     "turn": fact.turn,
                     "subject": fact.subject,
                     "changed": says_changed(fact.text),
+                    "matched": list(found.briefs[fid].matched),
                     "lists": {},
                 },
             )
@@ -269,6 +305,10 @@ class SetRun:
     questions: int = 0
     load_seconds: float = 0.0
     skipped: list[str] = dataclasses.field(default_factory=list)
+    # (type, floor, limit) -> [questions with evidence found counting the standing field, asked]
+    standing_floors: dict[tuple[str, float, int], list[int]] = dataclasses.field(
+        default_factory=dict
+    )
 
 
 def stored(memory: Memory, scope: str) -> int:
@@ -331,7 +371,11 @@ def run_set(
                     (key(h.fact.session_id, h.fact.turn) for h in result.hits),
                     (h.relevance for h in result.hits),
                 )
-                run.tally.add("hybrid", q.kind, measures(q, hits))
+                values = measures(q, hits)
+                if q.kind in STANDING_TYPES:
+                    values["hit@10+standing"] = with_standing(q, hits, result.standing)
+                    floors(memory, scope, q, hits, run.standing_floors)
+                run.tally.add("hybrid", q.kind, values)
                 for k, s in zip(hits.keys, hits.scores, strict=True):
                     (run.positives if k in q.gold else run.negatives).append(s)
                 if thread:
@@ -362,8 +406,24 @@ def run_set(
 
 MEASURES = {
     "locomo-dev": ("hit@10", "R@10", "R@10+win", "all@10", "R@5", "session_hit@10"),
-    "beam-dev": ("hit@10", "R@10", "R@10+win", "all@10", "upd@10", "newer_first"),
-    "beam-500k-dev": ("hit@10", "R@10", "R@10+win", "all@10", "upd@10", "newer_first"),
+    "beam-dev": (
+        "hit@10",
+        "R@10",
+        "R@10+win",
+        "all@10",
+        "upd@10",
+        "newer_first",
+        "hit@10+standing",
+    ),
+    "beam-500k-dev": (
+        "hit@10",
+        "R@10",
+        "R@10+win",
+        "all@10",
+        "upd@10",
+        "newer_first",
+        "hit@10+standing",
+    ),
 }
 # The sets whose questions include BEAM's knowledge updates.
 BEAM_SETS = ("beam-dev", "beam-500k-dev")
@@ -385,6 +445,11 @@ def summary(runs: list[SetRun], settings: dict[str, Any]) -> dict[str, Any]:
         entry["load_seconds"] = round(run.load_seconds, 1)
         if run.skipped:
             entry["skipped"] = run.skipped
+        if run.standing_floors:
+            entry["standing_floors"] = {
+                f"{kind} floor {floor} top {limit}": round(found / asked, 4)
+                for (kind, floor, limit), (found, asked) in sorted(run.standing_floors.items())
+            }
         sets[run.name] = entry
     out: dict[str, Any] = {"sets": sets}
     if len(runs) >= 2:

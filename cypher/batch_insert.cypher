@@ -11,6 +11,7 @@ CALL (row) {
     ON CREATE SET f += row.props,
       f:$(CASE row.props.status WHEN 'active' THEN 'Active' WHEN 'quarantined' THEN 'Quarantined'
           ELSE [] END),
+      f:$(CASE WHEN row.props.standing IS NULL THEN [] ELSE 'Standing' END),
       f:$($shard_label)
   WITH f, f.id = row.props.id AS created
   CALL (row, f, created) {

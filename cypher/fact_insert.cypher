@@ -1,12 +1,14 @@
 // Insert a fact, or find the live fact with the same content in the scope (exact dedup).
 // The (scope, live_hash) uniqueness constraint makes concurrent writers converge on one node:
 // MERGE takes the constraint's lock, so the loser of a race matches the winner's fact.
-// The status label (:Active, :Quarantined, ...) mirrors `status` for the Neo4j Browser's style;
+// The status label (:Active, :Quarantined, ...) mirrors `status` for the Neo4j Browser's style,
+// and :Standing marks a standing instruction or preference (graph/write/standing.py);
 // $shard_label (:VectorShard07, graph/storage/vector_shards.py) puts the vector into its scope's index.
 MERGE (f:Fact {scope: $scope, live_hash: $props.content_hash})
   ON CREATE SET f += $props,
     f:$(CASE $props.status WHEN 'active' THEN 'Active' WHEN 'quarantined' THEN 'Quarantined'
         WHEN 'superseded' THEN 'Superseded' WHEN 'forgotten' THEN 'Forgotten' ELSE [] END),
+    f:$(CASE WHEN $props.standing IS NULL THEN [] ELSE 'Standing' END),
     f:$($shard_label)
   ON MATCH SET f.strength = coalesce(f.strength, 1.0) + 1.0,
                f.access_count = coalesce(f.access_count, 0) + 1,

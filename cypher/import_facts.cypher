@@ -30,12 +30,14 @@ CALL (row) {
     RETURN f
   }
   WITH row, same, f, same IS NULL AND f.id = row.props.id AS created
-  // The status label mirrors `status` for the Neo4j Browser's style, and the shard label puts
+  // The status label mirrors `status` for the Neo4j Browser's style, :Standing marks a standing
+  // instruction or preference (graph/write/standing.py), and the shard label puts
   // the vector into its scope's index (cypher/fact_insert.cypher).
   CALL (row, f, created) {
     WITH row, f WHERE created
     SET f:$(CASE row.props.status WHEN 'active' THEN 'Active' WHEN 'quarantined' THEN 'Quarantined'
             WHEN 'superseded' THEN 'Superseded' WHEN 'forgotten' THEN 'Forgotten' ELSE [] END),
+        f:$(CASE WHEN row.props.standing IS NULL THEN [] ELSE 'Standing' END),
         f:$(row.shard_label)
   }
   // The vector is stored as 32-bit floats (half of what `SET` stores, and what the vector index

@@ -84,7 +84,7 @@ CALL (hits, window, tagged) {
   WITH row, row.f AS f
   RETURN collect({kind: row.kind, hit_id: row.hit_id, fact: f {.id, .scope, .partition, .text,
       .index_text, .subject, .predicate, .object, .tags, .importance, .source, .metadata,
-      .session_id, .turn, .content_hash, .embedder, .status, .strength, .access_count,
+      .session_id, .turn, .content_hash, .standing, .embedder, .status, .strength, .access_count,
       valid_from: toString(f.valid_from), valid_to: toString(f.valid_to),
       recorded_at: toString(f.recorded_at), updated_at: toString(f.updated_at),
       expired_at: toString(f.expired_at), expires_at: toString(f.expires_at),

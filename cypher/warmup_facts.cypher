@@ -5,6 +5,6 @@
 // never reads it from the store (the vector indexes hold their own copy).
 MATCH (f:Fact)
 RETURN count(f {.id, .scope, .partition, .text, .index_text, .subject, .predicate, .object,
-  .tags, .importance, .source, .metadata, .session_id, .turn, .content_hash, .embedder,
+  .tags, .importance, .source, .metadata, .session_id, .turn, .content_hash, .standing, .embedder,
   .status, .strength, .access_count, .valid_from, .valid_to, .recorded_at, .updated_at,
   .expired_at, .expires_at, .last_accessed_at, .passage_text}) AS facts

@@ -204,6 +204,8 @@ def read(drive: Driver, fact_id: str) -> None:
         assert drive("POST", "/api/v1/search", json=bad).status_code == 422
     assert len(drive("GET", f"/api/v1/memories/{fact_id}/history").json()["history"]) == 2
     assert drive("GET", "/api/v1/memories/no-such-id/history").status_code == 404
+    assert drive("GET", "/api/v1/standing").status_code == 200
+    assert drive("GET", "/api/v1/standing", params={"kind": "rule"}).status_code == 422
 
 
 def refuse_bodies(drive: Driver) -> None:
@@ -224,6 +226,7 @@ def refuse_callers(drive: Driver, token: str, fact_id: str) -> None:
         ("POST", "/api/v1/memories/batch", {"memories": [{"content": "x"}]}),
         ("POST", "/api/v1/search", {"query": "x"}),
         ("GET", f"/api/v1/memories/{fact_id}/history", None),
+        ("GET", "/api/v1/standing", None),
     ]:
         assert drive(method, path, json=body).status_code == 401
         assert drive(method, path, json=body, headers=keyed).status_code == 403

@@ -230,7 +230,7 @@ def check_memory(item: dict[str, Any]) -> None:
 
 
 def check_response(body: dict[str, Any], top_k: int) -> None:
-    assert set(body) == {"results", "related"}
+    assert set(body) == {"results", "related", "standing"}
     assert 0 < len(body["results"]) <= top_k
     scores = [r["score"] for r in body["results"]]
     assert scores == sorted(scores, reverse=True)
@@ -336,7 +336,7 @@ def test_a_key_with_one_scope_searches_it_without_naming_it(
             # Several scopes: the configured default, which this key may use.
             assert send(many_token).json()["results"][0]["memory"]["id"] == seeded["dark"]
             # One scope that is not the default: still its own scope, never the default.
-            assert send(other_token).json() == {"results": [], "related": []}
+            assert send(other_token).json() == {"results": [], "related": [], "standing": []}
         finally:
             for key in (one, many, other):
                 store.delete(key.id)

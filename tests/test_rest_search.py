@@ -76,7 +76,7 @@ def test_response_has_exactly_the_contract_fields(
     response = post(http, scope, {"query": "garage key kitchen", "top_k": 1})
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"results", "related"}
+    assert set(body) == {"results", "related", "standing"}
     (result,) = body["results"]
     assert set(result) == RESULT_FIELDS
     item = result["memory"]
@@ -213,4 +213,4 @@ def test_hostile_and_empty_queries_are_not_errors(
     for query in ["", "   ", 'key" AND partition:work) OR (*', "\\\\", "🔑" * 100]:
         response = post(http, scope, {"query": query})
         assert response.status_code == 200, response.text
-    assert post(http, scope, {"query": ""}).json() == {"results": [], "related": []}
+    assert post(http, scope, {"query": ""}).json() == {"results": [], "related": [], "standing": []}

@@ -187,7 +187,7 @@ def test_a_question_of_any_length_and_any_number_of_hits_reuses_the_search_plans
         top_k=10,
     )
     assert (len(short.hits), len(long.hits)) == (1, 10)
-    assert {name for name, _ in first} == {"search_candidates", "search_related"}
+    assert {name for name, _ in first} == {"search_candidates", "search_related", "standing_near"}
     assert sorted(sent) == first
 
 

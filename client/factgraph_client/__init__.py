@@ -14,7 +14,15 @@ from factgraph_client.errors import (
     UnavailableError,
     ValidationError,
 )
-from factgraph_client.types import Decision, Fact, FactPage, MemoryInput, SearchHit, SearchResult
+from factgraph_client.types import (
+    Decision,
+    Fact,
+    FactPage,
+    MemoryInput,
+    SearchHit,
+    SearchResult,
+    Standing,
+)
 
 __all__ = [
     "AsyncClient",
@@ -28,6 +36,7 @@ __all__ = [
     "NotFoundError",
     "SearchHit",
     "SearchResult",
+    "Standing",
     "UnavailableError",
     "ValidationError",
 ]

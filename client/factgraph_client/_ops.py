@@ -18,6 +18,7 @@ from factgraph_client.types import (
     FactPage,
     MemoryInput,
     SearchResult,
+    Standing,
 )
 
 DECISION_FIELDS = f"kind reason fact {{ {FACT_FIELDS} }} matched {{ id }}"
@@ -64,8 +65,11 @@ def search(
     prev_turns: int,
     next_turns: int,
     min_score: float,
+    standing_limit: int = 5,
 ) -> Call[SearchResult]:
     body: dict[str, Any] = {"query": query, "top_k": top_k}
+    if standing_limit != 5:
+        body["standing_limit"] = standing_limit
     if partitions:
         body["partition_ids"] = list(partitions)
     if tags:
@@ -95,6 +99,11 @@ def get(
         "q": include_quarantined,
     }
     return graphql(query, variables, lambda data: _fact_or_none(data["fact"]))
+
+
+def standing(kind: str | None) -> Call[list[Standing]]:
+    path = "/api/v1/standing" + (f"?kind={quoted(kind)}" if kind else "")
+    return rest("GET", path, None, lambda body: [Standing.from_rest(s) for s in body["standing"]])
 
 
 def history(fact_id: str) -> Call[list[Fact]]:

@@ -16,7 +16,14 @@ import httpx
 
 from factgraph_client import _ops
 from factgraph_client._core import Call, Session
-from factgraph_client.types import Decision, Fact, FactPage, MemoryInput, SearchResult
+from factgraph_client.types import (
+    Decision,
+    Fact,
+    FactPage,
+    MemoryInput,
+    SearchResult,
+    Standing,
+)
 
 T = TypeVar("T")
 
@@ -112,9 +119,12 @@ class Client:
         prev_turns: int = 0,
         next_turns: int = 0,
         min_score: float = 0.0,
+        standing_limit: int = 5,
     ) -> SearchResult:
         """Hybrid search (full-text + vector); weights: relevance / importance / recency.
-        `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it."""
+        `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it;
+        `standing` holds up to `standing_limit` of the user's standing instructions and
+        preferences that bear on the query."""
         return self._run(
             _ops.search(
                 query,
@@ -125,6 +135,7 @@ class Client:
                 prev_turns=prev_turns,
                 next_turns=next_turns,
                 min_score=min_score,
+                standing_limit=standing_limit,
             )
         )
 
@@ -135,6 +146,11 @@ class Client:
         return self._run(
             _ops.get(self.scope, fact_id, as_of=as_of, include_quarantined=include_quarantined)
         )
+
+    def standing(self, *, kind: str | None = None) -> list[Standing]:
+        """The scope's standing instructions and preferences, newest first (`kind`:
+        "instruction" or "preference" alone): what an agent may put in every prompt."""
+        return self._run(_ops.standing(kind))
 
     def history(self, fact_id: str) -> list[Fact]:
         """The supersede chain the fact belongs to, oldest first (NotFoundError if none)."""
@@ -289,9 +305,12 @@ class AsyncClient:
         prev_turns: int = 0,
         next_turns: int = 0,
         min_score: float = 0.0,
+        standing_limit: int = 5,
     ) -> SearchResult:
         """Hybrid search (full-text + vector); weights: relevance / importance / recency.
-        `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it."""
+        `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it;
+        `standing` holds up to `standing_limit` of the user's standing instructions and
+        preferences that bear on the query."""
         return await self._run(
             _ops.search(
                 query,
@@ -302,6 +321,7 @@ class AsyncClient:
                 prev_turns=prev_turns,
                 next_turns=next_turns,
                 min_score=min_score,
+                standing_limit=standing_limit,
             )
         )
 
@@ -312,6 +332,11 @@ class AsyncClient:
         return await self._run(
             _ops.get(self.scope, fact_id, as_of=as_of, include_quarantined=include_quarantined)
         )
+
+    async def standing(self, *, kind: str | None = None) -> list[Standing]:
+        """The scope's standing instructions and preferences, newest first (`kind`:
+        "instruction" or "preference" alone): what an agent may put in every prompt."""
+        return await self._run(_ops.standing(kind))
 
     async def history(self, fact_id: str) -> list[Fact]:
         """The supersede chain the fact belongs to, oldest first (NotFoundError if none)."""

@@ -202,9 +202,26 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class Standing:
+    """A standing instruction or preference of the user: a memory that holds for later
+    answers until a later one revokes it. `kind` is "instruction" or "preference";
+    `similarity` its closeness to the query ((1 + cosine) / 2), None in a listing."""
+
+    fact: Fact
+    kind: str
+    similarity: float | None = None
+
+    @classmethod
+    def from_rest(cls, body: Mapping[str, Any]) -> Standing:
+        return cls(Fact.from_rest(body["memory"]), body["kind"], body.get("similarity"))
+
+
+@dataclass(frozen=True)
 class SearchResult:
     hits: list[SearchHit]
     related: list[Fact]
+    # The standing instructions and preferences that bear on the query, for the agent's prompt.
+    standing: list[Standing] = field(default_factory=list)
 
     @classmethod
     def from_rest(cls, body: Mapping[str, Any]) -> SearchResult:
@@ -220,6 +237,7 @@ class SearchResult:
                 for hit in body["results"]
             ],
             related=[Fact.from_rest(fact) for fact in body.get("related") or []],
+            standing=[Standing.from_rest(s) for s in body.get("standing") or []],
         )
 
 

@@ -8,6 +8,7 @@ from datetime import datetime
 from neo4j import ManagedTransaction
 
 from graph.errors import ValidationError
+from graph.search.standing import listed
 from graph.state import MemoryState
 from graph.storage import store
 from graph.storage.cursors import Page, decode_cursor, encode_cursor
@@ -15,9 +16,11 @@ from graph.storage.store import get_fact
 from graph.storage.wire import Vector
 from graph.write import validation
 from graph.write.facts import Fact, FactStatus
+from graph.write.standing import Standing
 from graph.write.validation import check_scope
 
 _LIVE = ("active", "quarantined")
+MAX_STANDING_LISTED = 1_000
 
 
 class Reading(MemoryState):
@@ -120,6 +123,19 @@ class Reading(MemoryState):
             return [(n.fact, n.cosine) for n in near]
 
         return self.db.read_tx(work, "neighbours")
+
+    def standing(
+        self, scope: str, *, kind: str | None = None, limit: int = MAX_STANDING_LISTED
+    ) -> list[Fact]:
+        """The scope's active standing instructions and preferences, newest first: what an
+        agent may put in every prompt (graph/write/standing.py). `kind`: "instruction" or
+        "preference" alone."""
+        check_scope(scope)
+        if kind is not None and kind not in {s.value for s in Standing}:
+            raise ValidationError("kind", "must be instruction or preference")
+        if not 1 <= limit <= MAX_STANDING_LISTED:
+            raise ValidationError("limit", f"must be between 1 and {MAX_STANDING_LISTED}")
+        return listed(self.db, scope, self.clock(), kind=kind, limit=limit)
 
     def derived_from(self, scope: str, fact_id: str) -> list[str]:
         """The facts a synthesised fact was drawn from (graph/consolidation/llm_enrichers.py)."""

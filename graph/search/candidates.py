@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
+from graph.search.lexical import stems
 from graph.search.lucene import scoped
 from graph.search.options import DEFAULT_CHUNK_DISCOUNT, Mode, SearchOptions
 from graph.storage import vector_shards
@@ -84,6 +85,8 @@ class Brief:
     subject: str | None = None
     # The length of its text: a word match in a long text says less (options.text_match_chars).
     chars: int = 0
+    # Which of the query's word stems its text holds, by index (graph/search/lexical.py).
+    matched: tuple[int, ...] = ()
 
     @classmethod
     def from_map(cls, props: dict[str, Any]) -> Brief:
@@ -97,10 +100,11 @@ class Brief:
             last_accessed_at=read_time(props.get("last_accessed_at")),
             subject=props.get("subject"),
             chars=int(props.get("chars") or 0),
+            matched=tuple(props.get("matched") or ()),
         )
 
     @classmethod
-    def of(cls, fact: Fact) -> Brief:
+    def of(cls, fact: Fact, matched: tuple[int, ...] = ()) -> Brief:
         return cls(
             id=fact.id,
             importance=fact.importance,
@@ -109,6 +113,7 @@ class Brief:
             last_accessed_at=fact.last_accessed_at,
             subject=fact.subject,
             chars=len(fact.text),
+            matched=matched,
         )
 
 
@@ -443,6 +448,7 @@ def fetch(
             "passage_lucene_scoped": text_query(scope, lucene, options, None, "passage_text")
             if passages
             else "",
+            "stems": stems(lucene.split()),
         },
         vector=vector if options.mode is not Mode.FULLTEXT else None,
         vector_index=vector_shards.index(scope),
@@ -465,7 +471,10 @@ def fetch(
     record = db.read_fast("search_candidates", params)[0]
     facts = {node["id"]: Fact.from_node(node) for node in record["facts"]} if full else {}
     briefs = (
-        {fid: Brief.of(fact) for fid, fact in facts.items()}
+        {
+            node["id"]: Brief.of(facts[node["id"]], tuple(node.get("matched") or ()))
+            for node in record["facts"]
+        }
         if full
         else {node["id"]: Brief.from_map(node) for node in record["facts"]}
     )

@@ -11,10 +11,12 @@ returning so that the next call of the agent sees it.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import importlib
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import TypeVar
 
@@ -37,6 +39,7 @@ from graph.search.related import finish
 from graph.search.relevance import by_relevance, relevances
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
+from graph.search.standing import bearing
 from graph.search.subjects import boosted
 from graph.search.types import Hit, ListRank, Scored, SearchResult
 from graph.storage.db import Database
@@ -44,6 +47,8 @@ from graph.storage.wire import Vector
 from graph.write.validation import check_scope
 
 T = TypeVar("T")
+# Runs the standing statements' query beside the hits' (search); a worker only waits on Neo4j.
+_STANDING = ThreadPoolExecutor(max_workers=32, thread_name_prefix="search-standing")
 
 
 def search(
@@ -128,7 +133,28 @@ def search(
     # Without `every`, a hit that the vector list did not find has its vector score read here,
     # and its relevance made again with it (order gave it NO_COSINE's).
     unscored = None if every or not embedded else embedded[0]
-    done = _timed(timings, "facts", lambda: finish(db, scope, top, found, options, now, unscored))
+    # The standing statements' query needs only the query's vector: asked on a worker while
+    # this thread asks for the hits' facts, so its round trip (~1 ms) overlaps theirs.
+    standing = (
+        _STANDING.submit(
+            contextvars.copy_context().run,
+            bearing,
+            db,
+            scope,
+            embedded[0],
+            now,
+            query=query,
+            limit=options.standing_limit,
+        )
+        if embedded and options.standing_limit
+        else None
+    )
+    try:
+        done = _timed(
+            timings, "facts", lambda: finish(db, scope, top, found, options, now, unscored)
+        )
+    finally:
+        standing_facts = standing.result() if standing is not None else []
     hits, extra = done.hits, done.related
     if done.cosines:
         hits = rescored(query, found, hits, done.cosines)
@@ -141,7 +167,14 @@ def search(
         access.recorder(db).record(scope, ids, now)
     if options.context_id is not None:
         _record_context(db, scope, options.context_id, ids, clock)
-    return SearchResult(query=query, hits=hits, related=extra, lucene=lucene, timings_ms=timings)
+    return SearchResult(
+        query=query,
+        hits=hits,
+        related=extra,
+        standing=standing_facts,
+        lucene=lucene,
+        timings_ms=timings,
+    )
 
 
 def threaded(options: SearchOptions) -> SearchOptions:

@@ -22,6 +22,7 @@ MAX_CANDIDATE_TOP_K = 1_000
 MAX_QUERY_CHARS = 4_000
 MAX_TURNS = 20
 MAX_RELATED = 100
+MAX_STANDING = 20
 MAX_LIST = 1_000
 DEFAULT_RECENCY_TAU_DAYS = 30.0
 # Added to the relevance (0..1) of candidates whose subject the query names, when it names
@@ -143,6 +144,9 @@ class SearchOptions:
     newer_first: bool = True
     # Hits whose relevance is below this are left out (0..1; 0 keeps every hit).
     min_score: float = 0.0
+    # How many of the scope's standing instructions and preferences that bear on the query come
+    # back beside the hits (graph/search/standing.py); 0 asks for none.
+    standing_limit: int = 5
     # The hits as a thread: the top_k facts of the query's topic in the order they were said
     # (valid from, then session and turn), from a deeper pool of candidates.
     thread: bool = False
@@ -175,6 +179,7 @@ class SearchOptions:
         _int_range("prev_turns", self.prev_turns, 0, MAX_TURNS)
         _int_range("next_turns", self.next_turns, 0, MAX_TURNS)
         _int_range("related_limit", self.related_limit, 0, MAX_RELATED)
+        _int_range("standing_limit", self.standing_limit, 0, MAX_STANDING)
         _int_range("fusion.k", self.fusion.k, 0, 10_000)
         if not isinstance(self.fusion.method, FusionMethod):
             raise ValidationError("fusion.method", "must be model, rrf, weighted or combsum")

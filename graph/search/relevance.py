@@ -1,10 +1,14 @@
 """A hit's relevance: the chance that it answers the query, from what the indexes say of it alone.
 
-A logistic model over one candidate's own signals (its vector score, its full-text and passage
-BM25 scores, whether the query names its subject) trained on both development sets by
-bench/ranker.py and shipped as relevance.json beside this module. Nothing in it depends on the
-other candidates of the search, so a caller can threshold it (`minScore`): min-max normalised
-fusion gave the last candidate of every list 0.0, however good a match.
+A logistic model over one candidate's own signals (its vector score, how well its words match
+the query's, whether the query names its subject) trained on both development sets by
+bench/ranker.py and shipped as relevance.json beside this module. It reads nothing but the
+candidate and the query: the word match is the share of the query's stems the fact holds
+(graph/search/lexical.py), not Lucene's BM25, whose word weights come from the whole database.
+So whatever other tenants write, and whichever other candidates the search has, a fact's
+relevance to a query stays the same (tests/test_relevance_scope.py), and a caller can threshold
+it (`minScore`): min-max normalised fusion gave the last candidate of every list 0.0, however
+good a match.
 
 It is what every hit reports as `relevance`, whatever the fusion; the default fusion (COMBSUM)
 still orders the hits, since each list's min-max standing says how clear a winner is within one
@@ -24,18 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from graph.search.candidates import Candidates
-from graph.search.lucene import terms
+from graph.search.lexical import query_stems, scores
 from graph.search.subjects import named, subject_key
 
 FEATURES = (
     "cosine",
-    "log_fulltext",
-    "log_passage",
-    "fulltext_per_term",
-    "passage_per_term",
+    "log_matched",
+    "coverage",
+    "char_coverage",
     "subject",
     "cosine_squared",
-    "fulltext_x_passage",
 )
 # A candidate the query was not embedded for (a FULLTEXT search) counts as orthogonal to it.
 NO_COSINE = 0.5
@@ -43,34 +45,28 @@ MODEL_FILE = Path(__file__).with_name("relevance.json")
 
 
 def features(
-    *, cosine: float, fulltext: float, passage: float, query_terms: int, subject: bool
+    *, cosine: float, matched: int, coverage: float, char_coverage: float, subject: bool
 ) -> list[float]:
     """The model's inputs for one candidate.
 
     `cosine` is on the vector index's scale, (1 + cos) / 2, as search reads it (a long text's
-    best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT); a BM25 score is 0 where the
-    index did not match the fact. BM25 grows with the number of query terms matched, so its
-    share per term is given too: a long question's sum is not a better match than a short
-    one's. More BM25 never lowers the relevance (tests/test_search_units.py): fits with
-    indicators of "matched at all", or products of the cosine and a BM25, gave a faint word
-    match, or any match of a near-identical text, a lower relevance than none, and a LangGraph
-    store item holding the query word fell below one that did not. Without them the AUCs and
-    newer-first stayed as they were (bench/results/ranker.txt). `subject`: the query names
-    this fact's subject (graph/search/subjects.py).
+    best window, graph/search/options.py DEFAULT_CHUNK_DISCOUNT). `matched`: how many of the
+    query's word stems the fact holds, `coverage` and `char_coverage` their share of the
+    query's stems by number and by length (graph/search/lexical.py): read of the fact and the
+    query alone, where Lucene's BM25 weighed each word by every scope's facts and moved one
+    scope's relevance with another's writes. More words matched never lower the relevance
+    (tests/test_search_units.py): no product with the cosine, which gave a faint word match a
+    lower relevance than none. `subject`: the query names this fact's subject
+    (graph/search/subjects.py).
     """
-    terms_ = max(1, query_terms)
     cos = 2.0 * cosine - 1.0
-    ft = math.log1p(max(0.0, fulltext))
-    ps = math.log1p(max(0.0, passage))
     return [
         cos,
-        ft,
-        ps,
-        max(0.0, fulltext) / terms_,
-        max(0.0, passage) / terms_,
+        math.log1p(max(0, matched)),
+        max(0.0, coverage),
+        max(0.0, char_coverage),
         1.0 if subject else 0.0,
         cos * cos,
-        ft * ps,
     ]
 
 
@@ -84,9 +80,7 @@ def relevances(
     those candidates alone (a search's ~300 candidates cost ~1 ms, and without a threshold
     only its ~10 hits report one: graph/search/engine.py)."""
     active = model or shipped()
-    n_terms = len(terms(query))
-    fulltext = dict(found.lists.get("fulltext", ()))
-    passage = dict(found.lists.get("passage", ()))
+    query_terms = query_stems(query)
     wanted = found.briefs if only is None else only
     # Which subjects the query names, asked once: each candidate's answer is its own.
     names = named(query, {found.briefs[fid].subject for fid in wanted})
@@ -95,13 +89,14 @@ def relevances(
         for fid, _ in items:
             if fid in out or (only is not None and fid not in only):
                 continue
-            subject = found.briefs[fid].subject
+            brief = found.briefs[fid]
+            held, coverage, char_coverage = scores(query_terms, brief.matched)
             x = features(
                 cosine=found.cosines.get(fid, NO_COSINE),
-                fulltext=fulltext.get(fid, 0.0),
-                passage=passage.get(fid, 0.0),
-                query_terms=n_terms,
-                subject=bool(subject) and subject_key(subject or "") in names,
+                matched=held,
+                coverage=coverage,
+                char_coverage=char_coverage,
+                subject=bool(brief.subject) and subject_key(brief.subject or "") in names,
             )
             out[fid] = active.probability(x)
     return out

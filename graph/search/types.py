@@ -74,9 +74,21 @@ class RelatedFact:
 
 
 @dataclass(frozen=True)
+class StandingFact:
+    """A standing instruction or preference that bears on the query (graph/search/standing.py):
+    `similarity` is its vector's to the query's, on the index's scale ((1 + cosine) / 2)."""
+
+    fact: Fact
+    similarity: float
+
+
+@dataclass(frozen=True)
 class SearchResult:
     query: str
     hits: list[Hit] = field(default_factory=list)
     related: list[RelatedFact] = field(default_factory=list)
+    # The standing instructions and preferences that bear on the query, closest first, apart
+    # from the hits: what an agent puts in its prompt (graph/search/standing.py).
+    standing: list[StandingFact] = field(default_factory=list)
     lucene: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)

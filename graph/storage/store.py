@@ -25,6 +25,7 @@ from graph.write import passages
 from graph.write.entities import ResolvedEntity
 from graph.write.facts import Fact, FactInput, FactStatus
 from graph.write.pipeline import Neighbour, predicate_key
+from graph.write.standing import recognise
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,14 @@ def fact_properties(
         "updated_at": now,
         # The consolidation queue (graph/consolidation/): every live fact written is queued.
         "consolidation_queued_at": now if live else None,
+        # A standing instruction or preference, recognised from the text (and :Standing).
+        "standing": _standing(fact),
     }
+
+
+def _standing(fact: FactInput) -> str | None:
+    kind = recognise(fact.text, fact.subject)
+    return kind.value if kind is not None else None
 
 
 def insert_fact(
@@ -280,6 +288,23 @@ def neighbours(
         Neighbour(Fact.from_node(record["fact"]), 2.0 * float(record["score"]) - 1.0)
         for record in records
     ]
+
+
+def standing_near(
+    tx: ManagedTransaction, *, scope: str, vector: list[float], now: datetime, limit: int = 20
+) -> list[Neighbour]:
+    """The scope's active standing statements by cosine to `vector`, best first, with the
+    true cosine in [-1, 1]: what a revocation may withdraw (graph/write/pipeline.py)."""
+    records = run(
+        tx,
+        "standing_near",
+        ask={"scope": scope},
+        vector=Vector(vector),
+        now=now,
+        floor=0.0,
+        limit=limit,
+    )
+    return [Neighbour(Fact.from_node(r["fact"]), 2.0 * float(r["score"]) - 1.0) for r in records]
 
 
 def reinforce(tx: ManagedTransaction, scope: str, fact_id: str, now: datetime) -> Fact:

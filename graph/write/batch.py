@@ -50,6 +50,7 @@ from graph.write import chunks, passages
 from graph.write.chunks import Chunk
 from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.write.pipeline import Neighbour, Verdict, decide
+from graph.write.standing import revokes
 from graph.write.validation import fact_from_mapping, validate
 
 NEAR_K = 5  # neighbours the pipeline looks at, as in Memory.remember_with_decision
@@ -281,6 +282,7 @@ class Batch:
                     settings=self.settings,
                     near=[] if item.quarantine else self._near(item, context),
                     same_slot=self._slot(item, context),
+                    standing=self._standing(tx, item, context),
                 )
                 if self.full
                 else Verdict(DecisionKind.INSERT, None, "new fact (pipeline off)")
@@ -325,6 +327,17 @@ class Batch:
             context.slots.setdefault(slot, []).append(fact.id)
         if plan.item.quarantine is None:
             context.batch_facts.append((plan.item.index, fact.id))
+
+    def _standing(self, tx: ManagedTransaction, item: Item, context: _Context) -> list[Neighbour]:
+        """The stored standing statements a revoking item may withdraw, by cosine (asked only
+        for such an item; a statement made earlier in the same batch is not among them)."""
+        if item.quarantine or not revokes(item.data.text, item.data.subject):
+            return []
+        vector = item.props["embedding"]
+        if not vector:
+            return []
+        found = store.standing_near(tx, scope=self.scope, vector=vector, now=self.clock())
+        return [n for n in found if n.fact.id not in context.retired]
 
     def _slot(self, item: Item, context: _Context) -> list[Fact]:
         """The slot's active facts, newest first (as cypher/fact_write_context.cypher)."""

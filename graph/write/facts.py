@@ -82,6 +82,9 @@ class Fact:
     recorded_at: datetime
     expired_at: datetime | None
     updated_at: datetime | None
+    # "instruction" or "preference" when the text sets one for later answers
+    # (graph/write/standing.py); such a fact also carries the :Standing label.
+    standing: str | None = None
 
     @classmethod
     def from_node(cls, node: Any) -> Fact:
@@ -116,6 +119,7 @@ class Fact:
             recorded_at=read_time(props["recorded_at"]),  # type: ignore[arg-type]
             expired_at=read_time(props.get("expired_at")),
             updated_at=read_time(props.get("updated_at")),
+            standing=props.get("standing"),
         )
 
 

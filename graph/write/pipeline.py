@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from graph.config import PipelineSettings
 from graph.write.entities import normalise
 from graph.write.facts import DecisionKind, Fact, FactInput
+from graph.write.standing import revokes, topic_terms
 
 # Phrases aimed at the agent reading its memory rather than describing the world. Kept short
 # and explicit: a false positive costs a review, a false negative costs a hijacked agent.
@@ -100,15 +101,25 @@ def decide(
     settings: PipelineSettings,
     near: Sequence[Neighbour],
     same_slot: Sequence[Fact],
+    standing: Sequence[Neighbour] = (),
 ) -> Verdict:
     """Stages 3 to 6 for a fact that is not an exact duplicate of a live fact.
 
     `near` holds live neighbours by cosine (best first); `same_slot` the active facts with the
-    same subject and predicate.
+    same subject and predicate; `standing` the scope's active standing statements by cosine
+    (best first), asked only for a text that revokes one (graph/write/standing.py).
     """
     reason = quarantine_reason(fact, settings)
     if reason is not None:
         return Verdict(DecisionKind.QUARANTINE, None, reason)
+    withdrawn = revoked(fact, standing)
+    if withdrawn is not None:
+        return Verdict(
+            DecisionKind.SUPERSEDE,
+            withdrawn,
+            f"revokes the standing {withdrawn.standing or 'statement'} {withdrawn.text[:80]!r}",
+            (withdrawn,),
+        )
     new_object = object_key(fact.object)
     for old in same_slot:
         if fact.object and object_key(old.object) == new_object:
@@ -155,6 +166,20 @@ def decide(
                 retired,
             )
     return Verdict(DecisionKind.INSERT, None, "new fact")
+
+
+def revoked(fact: FactInput, standing: Sequence[Neighbour]) -> Fact | None:
+    """The standing statement a revocation withdraws: the closest one that shares a content
+    word with it ("drop the type hints" / "always include type hints"); None when the text
+    revokes nothing or no statement shares its words. Closeness alone is not enough:
+    e5-small-v2 put "forget what I said about emojis" above cosine 0.85 to "I prefer PostgreSQL"."""
+    if not standing or not revokes(fact.text, fact.subject):
+        return None
+    words = topic_terms(fact.text)
+    for neighbour in standing:
+        if words & topic_terms(neighbour.fact.text):
+            return neighbour.fact
+    return None
 
 
 def _near_kind(settings: PipelineSettings) -> DecisionKind:

@@ -22,6 +22,7 @@ from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatu
 from graph.write.indexing import content_hash, index_text, lexical_text
 from graph.write.pipeline import Verdict, decide, quarantine_reason
 from graph.write.recording import Recording
+from graph.write.standing import revokes
 from graph.write.validation import check_reason, check_scope, fact_from_mapping, validate
 
 
@@ -100,6 +101,9 @@ class Remembering(Recording):
                         total=context.live,
                     ),
                     same_slot=context.slot,
+                    standing=store.standing_near(tx, scope=scope, vector=embedding, now=now)
+                    if revokes(data.text, data.subject) and not quarantine
+                    else (),
                 )
                 if full
                 else Verdict(DecisionKind.INSERT, None, "new fact (pipeline off)")

@@ -21,6 +21,7 @@ from resolvers.graphql.types import (
     Neighbour,
     RememberResult,
     ReviewQueuePage,
+    StandingKind,
     fact_or_none,
 )
 from resolvers.http.context import call, memory_for
@@ -59,6 +60,21 @@ class FactQuery:
     ) -> list[Fact]:
         chain = await call(memory_for(info, scope).history, scope, str(id), as_of=as_of)
         return [Fact.from_domain(f) for f in chain]
+
+    @strawberry.field(
+        description="The scope's active standing instructions and preferences, newest first: "
+        "what an agent may put in every prompt. `kind` keeps one of the two."
+    )
+    async def standing(
+        self, info: Info, scope: str, kind: StandingKind | None = None, limit: int = 100
+    ) -> list[Fact]:
+        found = await call(
+            memory_for(info, scope).standing,
+            scope,
+            kind=kind.value if kind is not None else None,
+            limit=limit,
+        )
+        return [Fact.from_domain(f) for f in found]
 
     @strawberry.field(
         description="Quarantined facts waiting for review, oldest first; `held` says why each "

@@ -116,6 +116,11 @@ class SearchOptionsInput:
         default=0.0,
         description="Leave out hits whose relevance is below this (0..1; 0 keeps all).",
     )
+    standing_limit: int = strawberry.field(
+        default=5,
+        description="At most this many standing instructions and preferences that bear on "
+        "the query come back in `standing` (0..20; 0: none).",
+    )
     thread: bool = strawberry.field(
         default=False,
         description="Return the thread of the query's topic: the topK facts that bear on it "
@@ -143,6 +148,7 @@ class SearchOptionsInput:
             "text_match_chars": self.text_match_chars,
             "newer_first": self.newer_first,
             "min_score": self.min_score,
+            "standing_limit": self.standing_limit,
             "thread": self.thread,
         }
         if self.fusion is not None:
@@ -213,10 +219,26 @@ class SearchRelatedFact:
     hit_id: strawberry.ID
 
 
+@strawberry.type(
+    description="A standing instruction or preference that bears on the query: put it in the "
+    "agent's prompt."
+)
+class SearchStanding:
+    fact: Fact
+    similarity: float = strawberry.field(
+        description="Its vector's similarity to the query's, (1 + cosine) / 2."
+    )
+
+
 @strawberry.type
 class SearchResult:
     hits: list[SearchHit]
     related: list[SearchRelatedFact]
+    standing: list[SearchStanding] = strawberry.field(
+        description="The scope's standing instructions and preferences closest to the query "
+        "(at most standingLimit, above a similarity floor), whatever the hits: a request that "
+        "should honour one seldom shares its words."
+    )
     lucene: str = strawberry.field(description="The full-text query actually sent.")
 
     @classmethod
@@ -228,6 +250,10 @@ class SearchResult:
                     fact=Fact.from_domain(r.fact), reason=r.reason, hit_id=strawberry.ID(r.hit_id)
                 )
                 for r in result.related
+            ],
+            standing=[
+                SearchStanding(fact=Fact.from_domain(s.fact), similarity=s.similarity)
+                for s in result.standing
             ],
             lucene=result.lucene,
         )
@@ -249,6 +275,8 @@ class SearchQuery:
             if not _selects(info, "related"):
                 # Nothing to show them in: spare the round trip that finds related facts.
                 built = dataclasses.replace(built, related_limit=0, prev_turns=0, next_turns=0)
+            if not _selects(info, "standing"):
+                built = dataclasses.replace(built, standing_limit=0)
             result = await call(service.search, scope, query, options=built)
         except ValidationError as exc:
             raise ValidationError(camel(exc.field), exc.reason) from None

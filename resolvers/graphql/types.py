@@ -33,6 +33,15 @@ class DecisionKind(enum.Enum):
     QUARANTINE = "quarantine"
 
 
+@strawberry.enum(
+    description="A standing statement: an instruction or a preference that holds for later "
+    "answers until revoked."
+)
+class StandingKind(enum.Enum):
+    INSTRUCTION = "instruction"
+    PREFERENCE = "preference"
+
+
 @strawberry.type(description="Something an agent learned, with both time axes.")
 class Fact:
     id: strawberry.ID
@@ -60,6 +69,12 @@ class Fact:
     valid_to: datetime | None
     recorded_at: datetime
     expired_at: datetime | None
+    standing: StandingKind | None = strawberry.field(
+        default=None,
+        description='Set when the text gives a standing instruction ("always include type '
+        'hints") or preference ("I prefer PostgreSQL"), recognised when it was written; a '
+        "later statement that revokes it supersedes it.",
+    )
 
     @strawberry.field(
         description="Ids of the turns a synthesised fact was drawn from (the consolidator's "
@@ -97,6 +112,7 @@ class Fact:
             valid_to=fact.valid_to,
             recorded_at=fact.recorded_at,
             expired_at=fact.expired_at,
+            standing=StandingKind(fact.standing) if fact.standing else None,
         )
 
 

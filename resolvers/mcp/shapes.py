@@ -99,6 +99,10 @@ def search(result: SearchResult) -> dict[str, Any]:
             for hit in result.hits
         ],
         "related": [{**brief(r.fact), "reason": r.reason, "of": r.hit_id} for r in result.related],
+        "standing": [
+            {**brief(s.fact), "kind": s.fact.standing, "similarity": round(s.similarity, 4)}
+            for s in result.standing
+        ],
     }
 
 

@@ -158,6 +158,7 @@ def _search(memory: Memory, caller: Caller, args: dict[str, Any]) -> dict[str, A
         context_id=_opt(args, "context_id"),
         related_limit=_opt(args, "related_limit", 0),
         min_score=_opt(args, "min_score", 0.0),
+        standing_limit=_opt(args, "standing_limit", 5),
     )
     return shapes.search(result)
 
@@ -351,7 +352,9 @@ TOOLS: tuple[Tool, ...] = (
             "also weighing importance and recency). Call it before answering anything that may "
             "depend on what you were told earlier. Returns 'results' (best first: id, text, "
             "valid_from, session_id / turn, tags, score) and 'related' (neighbouring turns of "
-            "the hits' sessions when prev_turns / next_turns are set; 'of' names the hit). "
+            "the hits' sessions when prev_turns / next_turns are set; 'of' names the hit) and "
+            "'standing' (the user's standing instructions and preferences that bear on the "
+            "question, kind 'instruction' or 'preference': follow them in your answer). "
             "Cite facts by id. Superseded, forgotten and quarantined facts never appear; use "
             "as_of to ask what was true at a past moment."
         ),
@@ -380,6 +383,12 @@ TOOLS: tuple[Tool, ...] = (
                     0.0,
                     1.0,
                     0.0,
+                ),
+                "standing_limit": _int(
+                    "At most this many standing instructions and preferences (default 5).",
+                    0,
+                    20,
+                    5,
                 ),
             },
             ("query",),

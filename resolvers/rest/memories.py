@@ -36,13 +36,20 @@ from resolvers.http.openapi import (
     NOT_FOUND,
     SCOPE_PARAMS,
     ErrorBody,
+    Param,
     Prose,
     Reply,
     Timestamp,
     body_schema,
     described,
 )
-from resolvers.rest.search import MemoryRecord, error_response, memory_json
+from resolvers.rest.search import (
+    MemoryRecord,
+    StandingRecord,
+    error_response,
+    memory_json,
+    standing_json,
+)
 
 Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
 
@@ -315,7 +322,40 @@ async def history(request: Request) -> Response:
     return JSONResponse(answer)
 
 
+@body_schema
+class StandingResponse(TypedDict):
+    """The scope's standing instructions and preferences, newest first."""
+
+    standing: list[StandingRecord]
+
+
+@described(
+    "Standing instructions and preferences",
+    tag="Memories",
+    params=(
+        *SCOPE_PARAMS,
+        Param("kind", "query", "`instruction` or `preference` alone (default: both)."),
+    ),
+    replies={200: Reply("Newest first.", StandingResponse), 422: BAD_INPUT},
+    description="The scope's active memories that give a standing instruction (\"always "
+    'include type hints") or preference ("I prefer PostgreSQL"), recognised when they were '
+    "written, newest first; a later memory that revokes one supersedes it. What an agent may "
+    "put in every prompt. Needs the `reader` role.",
+)
+async def standing(request: Request) -> Response:
+    try:
+        scope = rest_scope(request)
+        authorize(request, scope, "reader")
+        kind = request.query_params.get("kind") or None
+        found = await run_in_threadpool(memory_of(request).standing, scope, kind=kind)
+    except FactgraphError as exc:
+        return error_response(exc)
+    answer: StandingResponse = {"standing": [standing_json(fact) for fact in found]}
+    return JSONResponse(answer)
+
+
 routes = [
+    Route("/api/v1/standing", standing, methods=["GET"]),
     Route("/api/v1/memories", create, methods=["POST"]),
     Route("/api/v1/memories/batch", create_many, methods=["POST"]),
     Route("/api/v1/memories/{memory_id}/history", history, methods=["GET"]),

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import math
 from datetime import datetime
-from typing import Annotated, Any, Required
+from typing import Annotated, Any, Literal, Required
 
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
@@ -25,7 +25,7 @@ from typing_extensions import TypedDict
 
 from graph.errors import FactgraphError, ValidationError
 from graph.search import SearchOptions, SearchResult
-from graph.search.options import MAX_QUERY_CHARS, MAX_TOP_K, MAX_TURNS
+from graph.search.options import MAX_QUERY_CHARS, MAX_STANDING, MAX_TOP_K, MAX_TURNS
 from graph.write.facts import Fact
 from graph.write.validation import whole
 from resolvers.http.context import authorize, memory_of, rest_scope
@@ -87,6 +87,8 @@ class SearchRequest(TypedDict, total=False):
     """Also return this many turns after each hit's turn, as `related`."""
     threshold: Annotated[float, Field(ge=0, le=1, json_schema_extra={"default": 0})] | None
     """Leave out results whose relevance_score (0..1) is below this, as mem0 calls it."""
+    standing_limit: Annotated[int, Field(ge=0, le=MAX_STANDING, json_schema_extra={"default": 5})]
+    """At most this many standing instructions and preferences in `standing` (0: none)."""
 
 
 FIELDS = SearchRequest.__required_keys__ | SearchRequest.__optional_keys__
@@ -136,12 +138,28 @@ class SearchHit(TypedDict):
 
 
 @body_schema
+class StandingRecord(TypedDict):
+    """A standing instruction or preference: a memory that holds for later answers until a
+    later memory revokes it."""
+
+    memory: MemoryRecord
+    kind: Literal["instruction", "preference"]
+    similarity: float | None
+    """In a search: its similarity to the query, (1 + cosine) / 2; in a listing: null."""
+
+
+@body_schema
 class SearchResponse(TypedDict):
-    """The results, best first, and the conversation turns around them."""
+    """The results, best first, the conversation turns around them, and the standing
+    instructions and preferences that bear on the query."""
 
     results: list[SearchHit]
     related: list[MemoryRecord]
     """With `prev_turns` / `next_turns`: the neighbouring turns of the hits' sessions."""
+    standing: list[StandingRecord]
+    """The scope's standing instructions and preferences closest to the query, whatever the
+    results (a request that should honour one seldom shares its words): for the agent's
+    prompt."""
 
 
 # Domain option names (in validation errors) back to the request's field names.
@@ -192,6 +210,15 @@ def response_json(result: SearchResult) -> SearchResponse:
             for hit in result.hits
         ],
         "related": [memory_json(r.fact) for r in result.related],
+        "standing": [standing_json(s.fact, s.similarity) for s in result.standing],
+    }
+
+
+def standing_json(fact: Fact, similarity: float | None = None) -> StandingRecord:
+    return {
+        "memory": memory_json(fact),
+        "kind": "instruction" if fact.standing == "instruction" else "preference",
+        "similarity": similarity,
     }
 
 
@@ -209,6 +236,7 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
         raise ValidationError("query", "must be a string")
     top_k = _integer(body, "top_k", 10, 1, MAX_TOP_K)
     prev_turns = _integer(body, "prev_turns", 0, 0, MAX_TURNS)
+    standing_limit = _integer(body, "standing_limit", 5, 0, MAX_STANDING)
     next_turns = _integer(body, "next_turns", 0, 0, MAX_TURNS)
     weights = {
         name: _weight(body, f"weight_{name}") for name in ("relevance", "importance", "recency")
@@ -231,6 +259,7 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
             prev_turns=prev_turns,
             next_turns=next_turns,
             min_score=body.get("threshold"),
+            standing_limit=standing_limit,
         )
     except ValidationError as exc:
         raise ValidationError(_REST_NAMES.get(exc.field, exc.field), exc.reason) from None

@@ -70,7 +70,7 @@ export async function gql(query, variables = {}) {
 
 /** The fields of a Fact every view shows. */
 export const FACT = `id scope partition text subject predicate object tags importance source
-  sessionId turn status validFrom validTo recordedAt expiredAt metadata`;
+  sessionId turn status standing validFrom validTo recordedAt expiredAt metadata`;
 
 /**
  * Several facts by id in one request (aliases over `history`, which a reader may call and

@@ -45,6 +45,12 @@ export function statusBadge(status) {
   return h('span', {class: `badge status-${String(status).toLowerCase()}`}, String(status).toLowerCase());
 }
 
+/** A standing instruction or preference: it holds for later answers until revoked. */
+export function standingBadge(kind) {
+  const name = String(kind).toLowerCase();
+  return h('span', {class: `badge standing-${name}`, title: `standing ${name}`}, `standing ${name}`);
+}
+
 /** Subject / predicate / object; `entities` ({subject, object} -> entity id) links them. */
 export function triple(fact, entities = {}) {
   if (!fact.subject && !fact.predicate && !fact.object) return null;
@@ -67,6 +73,7 @@ export function factSummary(fact, extra) {
     h('h3', {class: 'fact-text'}, h('a', {href: `#/fact/${encodeURIComponent(fact.id)}`}, fact.text)),
     h('p', {class: 'meta'},
       statusBadge(fact.status), ' ',
+      fact.standing ? [standingBadge(fact.standing), ' '] : null,
       h('span', {}, 'partition ', h('code', {}, fact.partition)), ' · ',
       h('span', {}, 'valid from ', when(fact.validFrom)),
       fact.sessionId ? [' · session ', h('code', {}, fact.sessionId)] : null,

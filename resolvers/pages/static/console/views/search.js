@@ -11,6 +11,7 @@ const QUERY = `query ConsoleSearch($scope: String!, $query: String!, $options: S
       sources { list rank score }
       fact { ${FACT} } }
     related { reason hitId fact { ${FACT} } }
+    standing { similarity fact { ${FACT} } }
   }
 }`;
 
@@ -111,8 +112,16 @@ export async function render(main, {params, stale}, ctx) {
     try {
       const data = await gql(QUERY, {scope: ctx.scope, query: params.get('q'), options});
       if (stale()) return;
-      const {hits, related} = data.search;
-      results.replaceChildren(
+      const {hits, related, standing} = data.search;
+      // The standing instructions and preferences that bear on the query, above the hits: an
+      // agent puts them in its prompt whatever it finds.
+      const standingList = standing.length
+        ? h('section', {class: 'standing', 'aria-label': 'standing instructions and preferences'},
+          h('h2', {}, 'Standing instructions and preferences'),
+          h('ol', {class: 'hits'}, standing.map((s) => h('li', {class: 'hit'},
+            factSummary(s.fact, h('p', {class: 'hint'}, `similarity ${num(s.similarity)}`))))))
+        : null;
+      results.replaceChildren(standingList || '',
         h('p', {class: 'summary'}, `${hits.length} hit${hits.length === 1 ? '' : 's'} in scope `,
           h('code', {}, ctx.scope), ' · full-text query ', h('code', {}, data.search.lucene)),
         hits.length ? h('ol', {class: 'hits'}, hits.map((hit) => h('li', {class: 'hit'},
