@@ -16,7 +16,7 @@ docs/batch-writes.md).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Required
+from typing import Annotated, Any, Literal, Required
 
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
@@ -334,7 +334,12 @@ class StandingResponse(TypedDict):
     tag="Memories",
     params=(
         *SCOPE_PARAMS,
-        Param("kind", "query", "`instruction` or `preference` alone (default: both)."),
+        Param(
+            "kind",
+            "query",
+            "`instruction` or `preference` alone (default: both).",
+            schema=Literal["instruction", "preference"],
+        ),
     ),
     replies={200: Reply("Newest first.", StandingResponse), 422: BAD_INPUT},
     description="The scope's active memories that give a standing instruction (\"always "
@@ -346,7 +351,7 @@ async def standing(request: Request) -> Response:
     try:
         scope = rest_scope(request)
         authorize(request, scope, "reader")
-        kind = request.query_params.get("kind") or None
+        kind = request.query_params.get("kind")
         found = await run_in_threadpool(memory_of(request).standing, scope, kind=kind)
     except FactgraphError as exc:
         return error_response(exc)
