@@ -150,6 +150,8 @@ def test_bad_calls_get_mem0s_errors(server: tuple[httpx.Client, str]) -> None:
     unscoped = http.post("/search", json={"query": "tea"})
     assert unscoped.status_code == 400
     assert "filters must contain at least one of" in unscoped.json()["detail"]
+    explained = http.post("/search", json={"query": "tea", "user_id": "jo", "explain": {}})
+    assert explained.status_code == 400 and explained.json()["error"]["field"] == "explain"
     odd = http.post("/memories", json={"messages": said, "user_id": "jo", "colour": "red"})
     assert odd.status_code == 400 and odd.json()["error"]["field"] == "colour"
     root = str(http.base_url).rstrip("/")

@@ -220,6 +220,7 @@ async def search(request: Request) -> Response:
             "filters must contain at least one of: user_id, agent_id, run_id. "
             "Example: filters={'user_id': 'u1'}",
         )
+    boolean(body, "explain", False)  # ignored, as the document says, once it is a flag
     project = project_of(request)
     hits: list[Scored] = await call(
         project.search,

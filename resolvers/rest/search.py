@@ -87,7 +87,9 @@ class SearchRequest(TypedDict, total=False):
     """Also return this many turns after each hit's turn, as `related`."""
     threshold: Annotated[float, Field(ge=0, le=1, json_schema_extra={"default": 0})] | None
     """Leave out results whose relevance_score (0..1) is below this, as mem0 calls it."""
-    standing_limit: Annotated[int, Field(ge=0, le=MAX_STANDING, json_schema_extra={"default": 5})]
+    standing_limit: (
+        Annotated[int, Field(ge=0, le=MAX_STANDING, json_schema_extra={"default": 5})] | None
+    )
     """At most this many standing instructions and preferences in `standing` (0: none)."""
 
 
