@@ -152,6 +152,8 @@ def test_bad_calls_get_mem0s_errors(server: tuple[httpx.Client, str]) -> None:
     assert "filters must contain at least one of" in unscoped.json()["detail"]
     explained = http.post("/search", json={"query": "tea", "user_id": "jo", "explain": {}})
     assert explained.status_code == 400 and explained.json()["error"]["field"] == "explain"
+    odd_id = http.post("/search", json={"query": "tea", "user_id": "jo", "run_id": {}})
+    assert odd_id.status_code == 400 and odd_id.json()["error"]["field"] == "run_id"
     odd = http.post("/memories", json={"messages": said, "user_id": "jo", "colour": "red"})
     assert odd.status_code == 400 and odd.json()["error"]["field"] == "colour"
     root = str(http.base_url).rstrip("/")

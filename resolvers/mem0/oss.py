@@ -213,6 +213,9 @@ async def search(request: Request) -> Response:
     raw = body.get("filters") or {}
     if not isinstance(raw, dict):
         raise ValidationError("filters", "must be a JSON object")
+    for k in IDS:  # a 5-minute contract fuzz sent `"run_id": {}`, which was taken as absent
+        if body.get(k) is not None and (not isinstance(body[k], str) or not body[k].strip()):
+            raise ValidationError(k, "must be a non-empty string")
     merged = oss_filters({**raw, **{k: body[k] for k in IDS if body.get(k)}})
     if not any(k in merged for k in (*IDS, "AND", "OR", "NOT")):
         raise ValidationError(
