@@ -21,6 +21,7 @@ from graph.search import SearchOptions
 from graph.storage.db import Database
 from graph.write.facts import DecisionKind, FactStatus
 from graph.write.standing import Standing, recognise, revokes
+from tests.cli_helpers import cli_env, factgraph
 from tests.conftest import GraphQLClient
 from tests.mcp_helpers import ok, over_http
 
@@ -111,6 +112,36 @@ def test_a_batch_and_an_import_recognise_them_too(
     run_import(bulk, ImportOptions(path=path, scope=scope, fast=True, progress=False))
     assert "Standing" in labels(db, f"{scope}-p") and "Standing" not in labels(db, f"{scope}-o")
     assert {f.id for f in memory.standing(scope, kind="preference")} == {f"{scope}-p"}
+
+
+def test_mark_standing_brings_facts_stored_without_the_patterns_up_to_date(
+    memory: Memory, db: Database, settings: Settings, scope: str, tmp_path: Path
+) -> None:
+    """A store written before the patterns existed (or by a batch Cypher job) has no marks, and
+    a fact marked by older patterns may carry one it should not: `factgraph mark-standing`
+    re-reads them all, and a second run finds nothing to do."""
+    hints = memory.remember(scope, {"text": TYPE_HINTS})
+    postgres = memory.remember(scope, {"text": POSTGRES})
+    plain = memory.remember(scope, {"text": ORDINARY})
+    db.driver.execute_query(
+        "MATCH (f:Fact) WHERE f.id IN $ids REMOVE f:Standing SET f.standing = null",
+        ids=[hints.id, postgres.id],
+    )
+    db.driver.execute_query(
+        "MATCH (f:Fact {id: $id}) SET f:Standing, f.standing = 'instruction'", id=plain.id
+    )
+    assert [f.id for f in memory.standing(scope)] == [plain.id]
+
+    env = cli_env(settings, tmp_path / "home")
+    done = factgraph(env, "mark-standing", "--scope", scope, "--no-progress")
+    assert "3 facts read, 2 marked standing, 1 marks cleared" in done.stdout
+    assert {f.id: f.standing for f in memory.standing(scope)} == {
+        hints.id: "instruction",
+        postgres.id: "preference",
+    }
+    assert "Standing" in labels(db, hints.id) and "Standing" not in labels(db, plain.id)
+    again = factgraph(env, "mark-standing", "--scope", scope, "--no-progress")
+    assert "3 facts read, 0 marked standing, 0 marks cleared" in again.stdout
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The operator's batch commands: import, export, embed --missing, reembed, stats.
+"""The operator's batch commands: import, export, embed --missing, reembed, mark-standing, stats.
 
 Registered on `factgraph.cli`'s parser. Heavy imports (the driver, the model) happen inside the
 handlers so `factgraph --help` stays instant. Results go to standard output (a summary, or
@@ -128,6 +128,23 @@ def cmd_reembed(args: argparse.Namespace, settings: Settings) -> int:
             batch_size=args.batch_size,
             all_facts=args.all,
             progress=not args.no_progress,
+        )
+    finally:
+        db.close()
+    print(summary.render())
+    return 0
+
+
+def cmd_mark_standing(args: argparse.Namespace, settings: Settings) -> int:
+    from graph.bulk.standing import mark_standing
+    from graph.platform.neo4j_start import ensure_neo4j
+    from graph.storage.db import Database
+
+    ensure_neo4j(settings)
+    db = Database(settings)
+    try:
+        summary = mark_standing(
+            db, scopes=args.scope, batch_size=args.batch_size, progress=not args.no_progress
         )
     finally:
         db.close()
@@ -273,6 +290,21 @@ def register(
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     handlers["reembed"] = cmd_reembed
+
+    p = sub.add_parser(
+        "mark-standing",
+        help="mark the standing instructions and preferences among facts already stored",
+        description="Re-read every stored fact with the standing-statement patterns and set "
+        "its `standing` kind and :Standing label to what they say: for facts written before "
+        "factgraph recognised standing statements, loaded by a batch Cypher job, or marked by "
+        "older patterns. Revocations are not replayed. Safe to interrupt and run again.",
+        epilog="example:\n  factgraph mark-standing --scope acme",
+        formatter_class=raw,
+    )
+    p.add_argument("--scope", action="append", help=scopes_help)
+    p.add_argument("--batch-size", type=_positive, default=1000, help="facts per batch")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    handlers["mark-standing"] = cmd_mark_standing
 
     p = sub.add_parser(
         "stats",
