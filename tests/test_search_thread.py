@@ -4,12 +4,17 @@ Python API and GraphQL, against the real Neo4j and the real model."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
+import httpx
 import pytest
+from mcp.client.session import ClientSession
 
+from factgraph_client import Client
 from graph.errors import ValidationError
 from graph.memory import Memory
 from tests.conftest import GraphQLClient
+from tests.mcp_helpers import ok, over_http
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
 # The auth work, told over three sessions, with other talk between; (text, day, session, turn).
@@ -69,7 +74,33 @@ def test_a_thread_through_graphql(gql: GraphQLClient, scope: str, story: list[st
     assert [h["fact"]["id"] for h in data["search"]["hits"]] == story
 
 
-def test_the_thread_option_is_checked(memory: Memory, scope: str) -> None:
+def test_a_thread_through_rest_mcp_and_the_client(
+    http: httpx.Client, server_url: str, scope: str, story: list[str]
+) -> None:
+    rest = http.post(
+        "/api/v1/search",
+        json={"query": QUESTION, "top_k": 3, "thread": True},
+        headers={"X-Scope": scope},
+    )
+    assert rest.status_code == 200, rest.text
+    assert [r["memory"]["id"] for r in rest.json()["results"]] == story
+
+    async def steps(session: ClientSession) -> dict[str, Any]:
+        return ok(
+            await session.call_tool("search", {"query": QUESTION, "top_k": 3, "thread": True})
+        )
+
+    assert [r["id"] for r in over_http(server_url, steps, scope=scope)["results"]] == story
+    with Client(server_url, scope=scope, timeout=300) as client:
+        found = client.search(QUESTION, top_k=3, thread=True)
+    assert [h.fact.id for h in found.hits] == story
+
+
+def test_the_thread_option_is_checked(memory: Memory, http: httpx.Client, scope: str) -> None:
     with pytest.raises(ValidationError) as caught:
         memory.search(scope, "anything", thread="yes")
     assert caught.value.field == "thread"
+    bad = http.post(
+        "/api/v1/search", json={"query": "anything", "thread": "true"}, headers={"X-Scope": scope}
+    )
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "thread"

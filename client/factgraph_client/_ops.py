@@ -66,10 +66,13 @@ def search(
     next_turns: int,
     min_score: float,
     standing_limit: int = 5,
+    thread: bool = False,
 ) -> Call[SearchResult]:
     body: dict[str, Any] = {"query": query, "top_k": top_k}
     if standing_limit != 5:
         body["standing_limit"] = standing_limit
+    if thread:
+        body["thread"] = True
     if partitions:
         body["partition_ids"] = list(partitions)
     if tags:

@@ -120,11 +120,13 @@ class Client:
         next_turns: int = 0,
         min_score: float = 0.0,
         standing_limit: int = 5,
+        thread: bool = False,
     ) -> SearchResult:
         """Hybrid search (full-text + vector); weights: relevance / importance / recency.
         `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it;
         `standing` holds up to `standing_limit` of the user's standing instructions and
-        preferences that bear on the query."""
+        preferences that bear on the query. `thread` returns the top_k facts of the query's
+        topic in the order they were said, for answers spread over a conversation."""
         return self._run(
             _ops.search(
                 query,
@@ -136,6 +138,7 @@ class Client:
                 next_turns=next_turns,
                 min_score=min_score,
                 standing_limit=standing_limit,
+                thread=thread,
             )
         )
 
@@ -306,11 +309,13 @@ class AsyncClient:
         next_turns: int = 0,
         min_score: float = 0.0,
         standing_limit: int = 5,
+        thread: bool = False,
     ) -> SearchResult:
         """Hybrid search (full-text + vector); weights: relevance / importance / recency.
         `min_score` leaves out hits whose `relevance` (0..1, docs/search.md) is below it;
         `standing` holds up to `standing_limit` of the user's standing instructions and
-        preferences that bear on the query."""
+        preferences that bear on the query. `thread` returns the top_k facts of the query's
+        topic in the order they were said, for answers spread over a conversation."""
         return await self._run(
             _ops.search(
                 query,
@@ -322,6 +327,7 @@ class AsyncClient:
                 next_turns=next_turns,
                 min_score=min_score,
                 standing_limit=standing_limit,
+                thread=thread,
             )
         )
 

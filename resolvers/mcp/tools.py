@@ -159,6 +159,7 @@ def _search(memory: Memory, caller: Caller, args: dict[str, Any]) -> dict[str, A
         related_limit=_opt(args, "related_limit", 0),
         min_score=_opt(args, "min_score", 0.0),
         standing_limit=_opt(args, "standing_limit", 5),
+        thread=_opt(args, "thread", False),
     )
     return shapes.search(result)
 
@@ -390,6 +391,14 @@ TOOLS: tuple[Tool, ...] = (
                     20,
                     5,
                 ),
+                "thread": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "True for a question whose answer is spread over the "
+                    "conversation (in what order, how it evolved, what was decided across "
+                    "sessions): the top_k facts of its topic, from a deeper pool, in the order "
+                    "they were said.",
+                },
             },
             ("query",),
         ),

@@ -91,6 +91,10 @@ class SearchRequest(TypedDict, total=False):
         Annotated[int, Field(ge=0, le=MAX_STANDING, json_schema_extra={"default": 5})] | None
     )
     """At most this many standing instructions and preferences in `standing` (0: none)."""
+    thread: Annotated[bool, Field(json_schema_extra={"default": False})] | None
+    """Return the thread of the query's topic: the top_k memories that bear on it most, from
+    a deeper pool, in the order they were said, for questions whose answer is spread over a
+    conversation (what happened in what order, how a plan evolved)."""
 
 
 FIELDS = SearchRequest.__required_keys__ | SearchRequest.__optional_keys__
@@ -240,6 +244,9 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
     prev_turns = _integer(body, "prev_turns", 0, 0, MAX_TURNS)
     standing_limit = _integer(body, "standing_limit", 5, 0, MAX_STANDING)
     next_turns = _integer(body, "next_turns", 0, 0, MAX_TURNS)
+    thread = body.get("thread")
+    if thread is not None and not isinstance(thread, bool):
+        raise ValidationError("thread", "must be true or false")
     weights = {
         name: _weight(body, f"weight_{name}") for name in ("relevance", "importance", "recency")
     }
@@ -262,6 +269,7 @@ def parse_request(body: Any) -> tuple[str, SearchOptions]:
             next_turns=next_turns,
             min_score=body.get("threshold"),
             standing_limit=standing_limit,
+            thread=bool(thread),
         )
     except ValidationError as exc:
         raise ValidationError(_REST_NAMES.get(exc.field, exc.field), exc.reason) from None
