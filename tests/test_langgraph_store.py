@@ -23,11 +23,12 @@ from langgraph.store.base import (
     ListNamespacesOp,
     MatchCondition,
     PutOp,
+    SearchItem,
     SearchOp,
 )
 
 from factgraph_client import AsyncClient, Client
-from factgraph_client.langgraph import AsyncFactgraphStore, FactgraphStore
+from factgraph_client.langgraph import AsyncFactgraphStore, FactgraphStore, SearchItems
 
 # The tests that reach each part of LangGraph's store interface (ops, Item and SearchItem,
 # index and TTL configs, namespace errors, async batches) run again on the other line of
@@ -485,6 +486,42 @@ def test_min_score_leaves_out_the_items_below_it(
     assert asyncio.run(asynchronously()) == above
     with pytest.raises(ValueError, match="min_score"):
         FactgraphStore(client, min_score=1.5)
+
+
+def test_a_search_carries_the_standing_instructions_and_preferences(
+    store: FactgraphStore, client: Client, server_url: str, scope: str
+) -> None:
+    """Not in LangGraph's tests: a standing instruction or preference put in the store is
+    recognised, and a later search whose query shares no words with it hands it to the agent
+    in `.standing`, beside LangGraph's list of items, from any namespace of the scope."""
+    store.put(("prefs",), "style", {"text": "Always include type hints in Python code."})
+    store.put(("prefs",), "db", {"text": "I prefer PostgreSQL over MySQL for new projects."})
+    store.put(("notes",), "deploy", {"text": "The deploy ran on Friday and took twelve minutes."})
+    question = "write the Python code of a service that stores orders in a database"
+    found = store.search(("notes",), query=question)
+    assert isinstance(found, SearchItems) and keys(found) == ["deploy"]
+    assert all(isinstance(item, SearchItem) for item in found)
+    texts = {s.kind: s.fact.text for s in found.standing}
+    # An item's text is its value's JSON (the `$` field), read as the user's words.
+    assert "Always include type hints" in texts["instruction"]
+    assert "I prefer PostgreSQL" in texts["preference"]
+    assert all(s.similarity is not None and 0 < s.similarity <= 1 for s in found.standing)
+    assert store.search(("notes",)).standing == []  # a listing has no query to bear on
+    assert (
+        FactgraphStore(client, standing_limit=0).search(("notes",), query=question).standing == []
+    )
+    assert [s.kind for s in store.standing(kind="preference")] == ["preference"]
+
+    async def asynchronously() -> list[str]:
+        async with AsyncClient(server_url, scope=scope, timeout=300) as fg:
+            astore = AsyncFactgraphStore(fg)
+            found = await astore.asearch(("notes",), query=question)
+            listed = await astore.astanding()
+            return sorted(s.kind for s in found.standing) + sorted(s.kind for s in listed)
+
+    assert asyncio.run(asynchronously()) == ["instruction", "preference"] * 2
+    with pytest.raises(ValueError, match="standing_limit"):
+        FactgraphStore(client, standing_limit=21)
 
 
 def test_search_edge_cases(store: FactgraphStore) -> None:

@@ -48,6 +48,8 @@ ORDINARY = "The deploy ran on Friday and took twelve minutes."
         ("I like that idea.", None),
         ("assistant: Always validate the input before saving it.", None),
         ("Actually, drop the type hints.", None),
+        ('{"text": "Always include type hints in Python code."}', Standing.INSTRUCTION),
+        ('["note", "It always crashes when the cache is cold."]', None),
     ],
 )
 def test_standing_statements_are_told_apart_from_other_text(

@@ -18,8 +18,11 @@ An item is a fact of the client's scope:
 `put` on an existing key supersedes the live fact (its history stays readable through
 factgraph: `Client.history(fact_id)`), `delete` forgets it, `search` is factgraph's hybrid
 search (or a newest-first listing without a query), `list_namespaces` reads the partitions in
-use. Filters are evaluated here, on the values the service returned: they never become Cypher
-or Lucene text. See docs/langgraph.md for the differences from LangGraph's reference stores.
+use. A search with a query returns a `SearchItems`: LangGraph's list of items, with the user's
+standing instructions and preferences that bear on the query in `.standing` (factgraph
+recognises them when an item is written), which an agent puts in its prompt. Filters are
+evaluated here, on the values the service returned: they never become Cypher or Lucene text.
+See docs/langgraph.md for the differences from LangGraph's reference stores.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ from factgraph_client import _ops
 from factgraph_client._core import Call, graphql
 from factgraph_client.client import AsyncClient, Client
 from factgraph_client.errors import FactgraphError
-from factgraph_client.types import FACT_FIELDS, Fact, MemoryInput
+from factgraph_client.types import FACT_FIELDS, Fact, MemoryInput, Standing
 
 T = TypeVar("T")
 # One operation's conversation with the service: it yields Calls and is sent their answers.
@@ -70,6 +73,17 @@ RACE_RETRIES = 3
 # between two U+001E) as a vector of its own and scores the item by its best one, as
 # LangGraph's stores score an item by its best field (graph/write/chunks.py).
 SECTION = "\x1e"
+
+
+class SearchItems(list[SearchItem]):
+    """A search's items, as LangGraph returns them, and beside them `standing`: the scope's
+    standing instructions and preferences that bear on the query (at most the store's
+    `standing_limit`, best first; empty for a listing without a query). LangGraph's search
+    has no place for them, and an agent needs them in its prompt whatever the items are."""
+
+    def __init__(self, items: Iterable[SearchItem] = (), standing: Iterable[Standing] = ()) -> None:
+        super().__init__(items)
+        self.standing: list[Standing] = list(standing)
 
 
 def partition_of(namespace: Sequence[str]) -> str:
@@ -100,10 +114,22 @@ class _Logic:
     """Everything both stores do, written once as generators of `Call`s (no I/O here)."""
 
     def __init__(
-        self, scope: str, index: IndexConfig | None, importance: float, min_score: float
+        self,
+        scope: str,
+        index: IndexConfig | None,
+        importance: float,
+        min_score: float,
+        standing_limit: int = 5,
     ) -> None:
         if isinstance(min_score, bool) or not 0.0 <= min_score <= 1.0:
             raise ValueError(f"min_score must be between 0 and 1, got {min_score!r}")
+        if (
+            isinstance(standing_limit, bool)
+            or not isinstance(standing_limit, int)
+            or not 0 <= standing_limit <= 20
+        ):
+            raise ValueError(f"standing_limit must be between 0 and 20, got {standing_limit!r}")
+        self.standing_limit = standing_limit
         self.scope = scope
         fields = (index or {}).get("fields") or ["$"]
         self.fields: list[str] = list(fields)
@@ -173,17 +199,18 @@ class _Logic:
                 raise
         return None
 
-    def search(self, op: SearchOp) -> Steps[list[SearchItem]]:
+    def search(self, op: SearchOp) -> Steps[SearchItems]:
         check_filter(op.filter)
         if op.limit <= 0 or op.offset < 0:
-            return []
+            return SearchItems()
+        standing: list[Standing] = []
         if op.query:
-            found = yield from self._ranked(op)
+            found, standing = yield from self._ranked(op)
         else:
             found = yield from self._listed(op)
         if op.refresh_ttl:
             yield from self._refresh([fact for fact, _ in found])
-        return [search_item_of(fact, score) for fact, score in found]
+        return SearchItems((search_item_of(fact, score) for fact, score in found), standing)
 
     def list_namespaces(self, op: ListNamespacesOp) -> Steps[list[tuple[str, ...]]]:
         conditions = op.match_conditions or ()
@@ -207,16 +234,20 @@ class _Logic:
         facts: list[Fact] = yield _by_key_call(self.scope, partition_of(namespace), [key])
         return [f for f in facts if _meta(f).get("key") == key]
 
-    def _ranked(self, op: SearchOp) -> Steps[list[tuple[Fact, float | None]]]:
+    def _ranked(
+        self, op: SearchOp
+    ) -> Steps[tuple[list[tuple[Fact, float | None]], list[Standing]]]:
         prefix = prefix_of(op.namespace_prefix)
         partitions: list[str] | None = None
         if prefix is not None:
             partitions = yield _partitions_call(self.scope, prefix)
             if not partitions:
-                return []
+                return [], []
         wanted = op.offset + op.limit
         top_k = SEARCH_TOP_K if op.filter else min(SEARCH_TOP_K, max(wanted * 2, 10))
-        hits = yield _search_call(self.scope, op.query or "", top_k, partitions, self.min_score)
+        hits, standing = yield _search_call(
+            self.scope, op.query or "", top_k, partitions, self.min_score, self.standing_limit
+        )
         found: list[tuple[Fact, float | None]] = []
         for fact, score in hits:
             if NOT_INDEXED in fact.tags or META not in fact.metadata:
@@ -224,7 +255,7 @@ class _Logic:
             if op.filter and not matches_filter(_value(fact), op.filter):
                 continue
             found.append((fact, score))
-        return found[op.offset : wanted]
+        return found[op.offset : wanted], standing
 
     def _listed(self, op: SearchOp) -> Steps[list[tuple[Fact, float | None]]]:
         prefix = prefix_of(op.namespace_prefix)
@@ -322,17 +353,24 @@ def _partitions_call(scope: str, prefix: str | None) -> Call[list[str]]:
 
 
 def _search_call(
-    scope: str, query: str, top_k: int, partitions: list[str] | None, min_score: float
-) -> Call[list[tuple[Fact, float]]]:
+    scope: str,
+    query: str,
+    top_k: int,
+    partitions: list[str] | None,
+    min_score: float,
+    standing_limit: int,
+) -> Call[tuple[list[tuple[Fact, float]], list[Standing]]]:
     # Relevance alone orders the hits (MODEL fusion, no importance or recency mixed in), so an
     # item's score is its relevance: it depends on nothing but the item and the query, and comes
     # back sorted, as LangGraph's stores do. Turn passages are off: store items are not
     # conversation turns. `minScore` leaves out, in the service and before `topK` is counted,
-    # the hits whose relevance is below it.
+    # the hits whose relevance is below it. The standing statements that bear on the query
+    # come in the same answer, from the whole scope (not only the namespace searched).
     gql = (
         "query($s: String!, $q: String!, $o: SearchOptionsInput) "
         "{ search(scope: $s, query: $q, options: $o) "
-        f"{{ hits {{ score fact {{ {FACT_FIELDS} }} }} }} }}"
+        f"{{ hits {{ score fact {{ {FACT_FIELDS} }} }} "
+        f"standing {{ similarity fact {{ standing {FACT_FIELDS} }} }} }} }}"
     )
     options = {
         "topK": top_k,
@@ -343,13 +381,25 @@ def _search_call(
         "relatedLimit": 0,
         "chunkDiscount": 0.0,  # every field's vector counts as it is: the best one scores
         "minScore": min_score,
+        "standingLimit": standing_limit,
     }
     return graphql(
         gql,
         {"s": scope, "q": query, "o": options},
-        lambda data: [
-            (Fact.from_graphql(hit["fact"]), float(hit["score"])) for hit in data["search"]["hits"]
-        ],
+        lambda data: (
+            [
+                (Fact.from_graphql(hit["fact"]), float(hit["score"]))
+                for hit in data["search"]["hits"]
+            ],
+            [
+                Standing(
+                    Fact.from_graphql(s["fact"]),
+                    str(s["fact"]["standing"]).lower(),
+                    float(s["similarity"]),
+                )
+                for s in data["search"]["standing"]
+            ],
+        ),
     )
 
 
@@ -534,7 +584,9 @@ class FactgraphStore(BaseStore):
     (minutes) follows LangGraph's TTLConfig; `importance` is the importance of every item.
     `min_score` (0..1) applies to every search with a query, since LangGraph's `search` takes
     no threshold: items whose relevance (0..1, the service's docs/search.md) is below it are
-    left out.
+    left out. A search with a query returns `SearchItems`, whose `.standing` holds up to
+    `standing_limit` (0..20; 0: none) standing instructions and preferences that bear on it;
+    `standing()` lists all of the scope's.
     """
 
     supports_ttl = True
@@ -547,11 +599,12 @@ class FactgraphStore(BaseStore):
         ttl: TTLConfig | None = None,
         importance: float = 5.0,
         min_score: float = 0.0,
+        standing_limit: int = 5,
     ) -> None:
         self.client = client
         self.index_config = index
         self.ttl_config = ttl
-        self._logic = _Logic(client.scope, index, importance, min_score)
+        self._logic = _Logic(client.scope, index, importance, min_score, standing_limit)
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
         """Runs the ops one after the other, in order: a get sees an earlier put."""
@@ -560,6 +613,11 @@ class FactgraphStore(BaseStore):
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         """For a graph run with `ainvoke`: the blocking batch, on a worker thread."""
         return await asyncio.to_thread(self.batch, list(ops))
+
+    def standing(self, *, kind: str | None = None) -> list[Standing]:
+        """The scope's standing instructions and preferences (of one `kind`, "instruction" or
+        "preference", or both), newest first."""
+        return self.client.standing(kind=kind)
 
     def _drive(self, steps: Steps[T]) -> T:
         try:
@@ -589,11 +647,12 @@ class AsyncFactgraphStore(BaseStore):
         ttl: TTLConfig | None = None,
         importance: float = 5.0,
         min_score: float = 0.0,
+        standing_limit: int = 5,
     ) -> None:
         self.client = client
         self.index_config = index
         self.ttl_config = ttl
-        self._logic = _Logic(client.scope, index, importance, min_score)
+        self._logic = _Logic(client.scope, index, importance, min_score, standing_limit)
         try:
             self._loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -620,6 +679,10 @@ class AsyncFactgraphStore(BaseStore):
         self._loop = asyncio.get_running_loop()
         return [await self._drive(self._logic.run(op)) for op in ops]
 
+    async def astanding(self, *, kind: str | None = None) -> list[Standing]:
+        """The scope's standing instructions and preferences, newest first (`standing()`)."""
+        return await self.client.standing(kind=kind)
+
     async def _drive(self, steps: Steps[T]) -> T:
         try:
             call = next(steps)
@@ -635,4 +698,4 @@ class AsyncFactgraphStore(BaseStore):
             return result
 
 
-__all__ = ["AsyncFactgraphStore", "FactgraphStore", "matches_filter"]
+__all__ = ["AsyncFactgraphStore", "FactgraphStore", "SearchItems", "matches_filter"]

@@ -109,11 +109,20 @@ def speaker(text: str, subject: str | None = None) -> str | None:
     return subject.strip().casefold() if subject else None
 
 
+# Where a string of a JSON document begins: LangGraph's store (and other key-value writers) keep
+# a whole value as its JSON text ('{"text": "Always include type hints"}'), whose strings each
+# open a clause as a sentence would.
+_JSON_STRING_START = re.compile(r'[{\[,:]\s*"')
+
+
 def _spoken(text: str, subject: str | None) -> str | None:
     """The words to read, without their speaker's label; None when not the user's words."""
     if speaker(text, subject) in _NOT_THE_USER:
         return None
-    return _SPEAKER.sub("", unicodedata.normalize("NFKC", text), count=1).replace("\u2019", "'")
+    words = _SPEAKER.sub("", unicodedata.normalize("NFKC", text), count=1).replace("\u2019", "'")
+    if words.lstrip()[:1] in ("{", "["):
+        words = _JSON_STRING_START.sub("\n", words)
+    return words
 
 
 def recognise(text: str, subject: str | None = None) -> Standing | None:
