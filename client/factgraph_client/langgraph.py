@@ -614,6 +614,13 @@ class FactgraphStore(BaseStore):
         """For a graph run with `ainvoke`: the blocking batch, on a worker thread."""
         return await asyncio.to_thread(self.batch, list(ops))
 
+    def search(self, *args: Any, **kwargs: Any) -> SearchItems:
+        """LangGraph's `search` (its arguments, on every supported line), typed as what it
+        returns here: the items, with `.standing`."""
+        found = super().search(*args, **kwargs)
+        assert isinstance(found, SearchItems)
+        return found
+
     def standing(self, *, kind: str | None = None) -> list[Standing]:
         """The scope's standing instructions and preferences (of one `kind`, "instruction" or
         "preference", or both), newest first."""
@@ -678,6 +685,12 @@ class AsyncFactgraphStore(BaseStore):
         """Runs the ops one after the other, in order: a get sees an earlier put."""
         self._loop = asyncio.get_running_loop()
         return [await self._drive(self._logic.run(op)) for op in ops]
+
+    async def asearch(self, *args: Any, **kwargs: Any) -> SearchItems:
+        """LangGraph's `asearch`, typed as what it returns here: the items, with `.standing`."""
+        found = await super().asearch(*args, **kwargs)
+        assert isinstance(found, SearchItems)
+        return found
 
     async def astanding(self, *, kind: str | None = None) -> list[Standing]:
         """The scope's standing instructions and preferences, newest first (`standing()`)."""
