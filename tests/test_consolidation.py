@@ -346,7 +346,9 @@ def test_a_worker_killed_mid_batch_finishes_after_a_restart_with_nothing_lost_or
         {
             "text": f"turn {n}: we went to the lake yesterday",
             "valid_from": SAID_ON.isoformat(),
-            "id": f"turn-{n:03d}",
+            # Ids of this scope's own: a suite killed halfway leaves its facts behind, and an
+            # import refuses an id that a fact of another scope holds.
+            "id": f"{scope}-turn-{n:03d}",
         }
         for n in range(total)
     ]
@@ -359,7 +361,8 @@ def test_a_worker_killed_mid_batch_finishes_after_a_restart_with_nothing_lost_or
     with memory.db.session() as session:
         holder = session.begin_transaction()
         holder.run(
-            "MATCH (f:Fact {id: 'turn-025'}) WHERE f.scope = $scope SET f._lock = true",
+            "MATCH (f:Fact {id: $id}) WHERE f.scope = $scope SET f._lock = true",
+            id=f"{scope}-turn-025",
             scope=scope,
         ).consume()
         worker = subprocess.Popen(
@@ -383,7 +386,7 @@ def test_a_worker_killed_mid_batch_finishes_after_a_restart_with_nothing_lost_or
     assert restarted.stdout.count("consolidated 10 facts") == (total - 20) // 10
     assert Consolidator(memory).status(scope).queued == 0
     for n in range(total):
-        fact_id = f"turn-{n:03d}"
+        fact_id = f"{scope}-turn-{n:03d}"
         assert audit_kinds(memory, scope, fact_id).count("consolidate") == 1, fact_id
         text = stored(memory.db, scope, fact_id)["index_text"]
         assert text.count("[yesterday = 7 May 2023]") == 1, text
