@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,8 +25,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from bench.serve import free_port, start_server
 from graph.adapters.mem0 import store
 from graph.adapters.mem0.entities import namespace_prefix
 from graph.config import Settings
@@ -36,36 +34,6 @@ from graph.storage.db import Database
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 SEED = 59
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_server(port: int, log_path: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "FACTGRAPH_LOG_FORMAT": "json", "FACTGRAPH_PORT": str(port)}
-    log = log_path.open("ab")
-    proc = subprocess.Popen(
-        [str(Path(sys.executable).with_name("factgraph")), "serve"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"factgraph serve exited with {proc.returncode}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("factgraph serve did not become healthy within 180 s")
 
 
 def run(target: str, scope: str, seconds: int, report: Path, *extra: str) -> dict[str, Any]:

@@ -34,8 +34,6 @@ import json
 import os
 import random
 import signal
-import socket
-import subprocess
 import sys
 import time
 import uuid
@@ -46,6 +44,7 @@ from typing import Any
 
 import httpx
 
+from bench.serve import free_port, start_server
 from graph.config import Settings
 from graph.storage.db import Database
 
@@ -77,12 +76,6 @@ class Stats:
     acked: dict[str, str] = field(default_factory=dict)  # fact id -> text acknowledged
     shared_ids: set[str] = field(default_factory=set)
     requests: int = 0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -224,31 +217,6 @@ def verify(settings: Settings, scope: str, stats: Stats) -> dict[str, int]:
         db.close()
 
 
-def start_server(port: int, log_path: str | None) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "FACTGRAPH_LOG_FORMAT": "json"}
-    exe = Path(sys.executable).parent / "factgraph"
-    log = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
-    proc = subprocess.Popen(
-        [str(exe), "serve", "--port", str(port), "--log-level", "warning"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=log,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"factgraph serve exited with {proc.returncode}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return proc
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("factgraph serve did not become healthy within 180 s")
-
-
 def warm_up(url: str, settings: Settings, args: argparse.Namespace, has_search: bool) -> None:
     """The same mix from a few clients in a throw-away scope: model, JIT and caches warm."""
     if args.warmup <= 0:
@@ -349,7 +317,7 @@ def main() -> int:
     url = args.url
     if url is None:
         port = free_port()
-        proc = start_server(port, args.server_log)
+        proc = start_server(port, args.server_log, "--log-level", "warning")
         url = f"http://127.0.0.1:{port}"
     try:
         sdl = httpx.post(
