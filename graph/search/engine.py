@@ -25,6 +25,7 @@ from graph.observability import tracing
 from graph.platform.embedding import Embedder
 from graph.search import access, newer
 from graph.search.candidates import Candidates, fetch, fetch_overlapped, missing_cosines
+from graph.search.frames import topic
 from graph.search.fusion import combsum, weighted_fusion
 from graph.search.lucene import to_lucene
 from graph.search.options import (
@@ -40,7 +41,7 @@ from graph.search.relevance import by_relevance, relevances
 from graph.search.rerank import FusionOrder, Reranker, get_reranker
 from graph.search.scoring import composite, decay_factor, normalise, recency
 from graph.search.standing import bearing
-from graph.search.subjects import boosted
+from graph.search.subjects import boosted, first_person
 from graph.search.types import Hit, ListRank, Scored, SearchResult
 from graph.storage.db import Database
 from graph.storage.wire import Vector
@@ -73,7 +74,12 @@ def search(
         options = threaded(options)
     timings: dict[str, float] = {}
     now = clock()
-    lucene = to_lucene(query) if options.mode is not Mode.VECTOR else ""
+    # What the lists are asked: the query, or its topic when it is framed as an ordering, a
+    # summary or a span of conversations (graph/search/frames.py). Ranking reads the query.
+    told = topic(query) if options.frames else query
+    # Whether the question names its asker (graph/search/subjects.py), told from all of it.
+    asker = options.asker and first_person(query)
+    lucene = to_lucene(told) if options.mode is not Mode.VECTOR else ""
     active = reranker or get_reranker()
     full = _reads_facts(active)
     every = reads_every_relevance(options, active)
@@ -83,7 +89,7 @@ def search(
     def embed() -> list[float] | None:
         if options.mode is Mode.FULLTEXT:
             return None
-        vector = _timed(timings, "embed", lambda: Vector(embedder.embed_query(query.strip())))
+        vector = _timed(timings, "embed", lambda: Vector(embedder.embed_query(told.strip())))
         embedded.append(vector)
         return vector
 
@@ -129,7 +135,7 @@ def search(
                 every_cosine=every,
             ),
         )
-    top = order(query, found, options, now, active, options.top_k)
+    top = order(told, found, options, now, active, options.top_k, asker)
     # Without `every`, a hit that the vector list did not find has its vector score read here,
     # and its relevance made again with it (order gave it NO_COSINE's).
     unscored = None if every or not embedded else embedded[0]
@@ -157,7 +163,7 @@ def search(
         standing_facts = standing.result() if standing is not None else []
     hits, extra = done.hits, done.related
     if done.cosines:
-        hits = rescored(query, found, hits, done.cosines)
+        hits = rescored(told, found, hits, done.cosines)
     if options.thread:
         hits = sorted(hits, key=said)
     elif options.newer_first:
@@ -215,6 +221,7 @@ def order(
     now: datetime,
     reranker: Reranker,
     limit: int | None = None,
+    asker: bool | None = None,
 ) -> list[Scored]:
     """`rank` without the facts: the default reranker keeps the fused order, so the candidates'
     briefs are enough, and only the hits that are returned need their whole fact.
@@ -225,6 +232,8 @@ def order(
     """
     calibrated = options.fusion.method is FusionMethod.MODEL
     thresholded = options.min_score > 0
+    # `asker`: whether the question names its asker; None tells from `query` itself.
+    asker = asker if options.asker else False
     # A threshold or MODEL fusion reads every candidate's relevance; otherwise only the hits
     # returned report one, made below for them alone (the same value: it depends on nothing
     # else in the pool).
@@ -255,6 +264,7 @@ def order(
             [briefs[fid].subject for fid, _ in reranked],
             normalise(scores),
             options.subject_boost,
+            asker,
         )
     tau = options.decay.tau_days if options.decay is not None else options.recency_tau_days
     decay = options.decay
@@ -305,12 +315,17 @@ def reads_every_relevance(options: SearchOptions, reranker: Reranker) -> bool:
 
 
 def rescored(
-    query: str, found: Candidates, hits: list[Hit], cosines: dict[str, float]
+    query: str,
+    found: Candidates,
+    hits: list[Hit],
+    cosines: dict[str, float],
 ) -> list[Hit]:
     """The hits whose vector score came after ordering (`cosines`), with their relevance made
     with it: what the relevance would have been had every candidate's score been read."""
     relevance = relevances(
-        query, dataclasses.replace(found, cosines={**found.cosines, **cosines}), only=cosines
+        query,
+        dataclasses.replace(found, cosines={**found.cosines, **cosines}),
+        only=cosines,
     )
     return [
         dataclasses.replace(hit, relevance=relevance[hit.fact.id])

@@ -137,6 +137,12 @@ class SearchOptions:
     track_access: bool = True
     passages: bool = True
     subject_boost: float = DEFAULT_SUBJECT_BOOST
+    # A first-person question names the user: the `user` role's facts of a transcript get the
+    # subject boost and the relevance of a named subject (graph/search/subjects.py).
+    asker: bool = True
+    # A question framed as an ordering, a summary or a span of conversations asks the lists
+    # with its topic alone (graph/search/frames.py).
+    frames: bool = True
     chunk_discount: float = DEFAULT_CHUNK_DISCOUNT
     text_match_chars: int = DEFAULT_TEXT_MATCH_CHARS
     # Among the hits, a newer statement that updates an older one ranks above it
@@ -197,7 +203,7 @@ class SearchOptions:
         _number("min_score", self.min_score, 0.0, 1.0)
         _number("chunk_discount", self.chunk_discount, 0.0, 1.0)
         _int_range("text_match_chars", self.text_match_chars, 0, 1_000_000)
-        for flag in ("passages", "newer_first", "include_expired", "thread"):
+        for flag in ("passages", "newer_first", "include_expired", "thread", "asker", "frames"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValidationError(flag, "must be true or false")
         if not isinstance(self.mode, Mode):

@@ -83,7 +83,9 @@ def relevances(
     query_terms = query_stems(query)
     wanted = found.briefs if only is None else only
     # Which subjects the query names, asked once: each candidate's answer is its own.
-    names = named(query, {found.briefs[fid].subject for fid in wanted})
+    # Only the subjects the query names by name: the relevance model was fit on that feature
+    # (a question's asker weighs in the ranking's subject boost alone, graph/search/subjects.py).
+    names = named(query, {found.briefs[fid].subject for fid in wanted}, asker=False)
     out: dict[str, float] = {}
     for items in found.lists.values():
         for fid, _ in items:

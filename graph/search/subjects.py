@@ -5,6 +5,12 @@ facts that answer them are mostly that subject's own (on LoCoMo 96% of the evide
 question naming one speaker are that speaker's). Full-text and vector scores both see the name
 as one word among many; the boost makes it count. A query naming two or more subjects of the
 candidates ("what did Caroline tell Melanie?") gets no boost: either could hold the answer.
+
+A question in the first person ("what did I decide about the schema?", "my budget app") names
+the person asking: in a transcript stored with its speakers' roles, the `user`'s (or `human`'s)
+messages. On BEAM's development chats 95% of the evidence of such questions is the user's own
+messages, while half of what the lists find is the assistant's longer replies, which restate
+the user's words among many others (bench/README "The asker's own words").
 """
 
 from __future__ import annotations
@@ -15,6 +21,10 @@ from functools import lru_cache
 
 MAX_NAME_WORDS = 4
 _WORD = re.compile(r"\w+", re.UNICODE)
+# The words by which a question names its asker, and the subjects that are the asker in a
+# transcript stored with roles (mem0's and LangChain's names for the person's messages).
+FIRST_PERSON = frozenset({"i", "me", "my", "mine", "myself"})
+ASKER_SUBJECTS = frozenset({"user", "human"})
 
 
 def _words(text: str) -> list[str]:
@@ -40,26 +50,40 @@ def _grams(query: str) -> frozenset[str]:
     )
 
 
-def named(query: str, subjects: Iterable[str | None]) -> set[str]:
-    """The subjects (as folded word sequences) that the query names as whole words."""
+def first_person(question: str) -> bool:
+    """Whether a question speaks of its asker ("I", "my", "me")."""
+    return not FIRST_PERSON.isdisjoint(_grams(question))
+
+
+def named(query: str, subjects: Iterable[str | None], asker: bool | None = None) -> set[str]:
+    """The subjects (as folded word sequences) that the query names as whole words, and the
+    user's role when the question names its asker: `asker`, or (None) when the query itself
+    speaks in the first person. A search whose lists read the question's topic
+    (graph/search/frames.py) tells from the whole question."""
     grams = _grams(query)
+    if asker is None:
+        asker = first_person(query)
     out: set[str] = set()
     for subject in subjects:
         if subject:
             key = subject_key(subject)
-            if key and key in grams:
+            if key and (key in grams or (asker and key in ASKER_SUBJECTS)):
                 out.add(key)
     return out
 
 
 def boosted(
-    query: str, subjects: Sequence[str | None], relevances: Sequence[float], boost: float
+    query: str,
+    subjects: Sequence[str | None],
+    relevances: Sequence[float],
+    boost: float,
+    asker: bool | None = None,
 ) -> list[float]:
     """Relevances (0..1) with `boost` added where the subject is the one the query names,
     scaled back into 0..1; unchanged when the query names no subject, or several."""
     if boost <= 0:
         return list(relevances)
-    found = named(query, subjects)
+    found = named(query, subjects, asker)
     if len(found) != 1:
         return list(relevances)
     (name,) = found

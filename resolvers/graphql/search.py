@@ -121,6 +121,18 @@ class SearchOptionsInput:
         description="At most this many standing instructions and preferences that bear on "
         "the query come back in `standing` (0..20; 0: none).",
     )
+    asker: bool = strawberry.field(
+        default=True,
+        description="A question in the first person (I, my, me) names its asker: in a "
+        "transcript stored with speaker roles, the `user`'s messages get the subject boost "
+        "over the assistant's replies.",
+    )
+    frames: bool = strawberry.field(
+        default=True,
+        description="A question framed as an ordering, a summary or a span of conversations "
+        "(\"list the order in which I brought up ... across our conversations\") asks the "
+        "full-text and vector lists with its topic alone.",
+    )
     thread: bool = strawberry.field(
         default=False,
         description="Return the thread of the query's topic: the topK facts that bear on it "
@@ -150,6 +162,8 @@ class SearchOptionsInput:
             "min_score": self.min_score,
             "standing_limit": self.standing_limit,
             "thread": self.thread,
+            "asker": self.asker,
+            "frames": self.frames,
         }
         if self.fusion is not None:
             f = self.fusion
