@@ -47,6 +47,7 @@ from graph.config import Settings
 from graph.memory import Memory
 from graph.search import SearchOptions
 from graph.search.candidates import fetch
+from graph.search.frames import topic
 from graph.search.lucene import to_lucene
 from graph.search.newer import says_changed
 from graph.search.standing import bearing
@@ -113,7 +114,7 @@ def floors(
 ) -> None:
     """hit@10+standing at other floors and limits of the standing field, for choosing them
     (graph/search/standing.py): the scope's standing statements scored once, cut many ways."""
-    vector = list(memory.embedder.embed_query(q.text.strip()))
+    vector = list(memory.embedder.embed_query(topic(q.text).strip()))  # as the search embeds
     every = bearing(memory.db, scope, vector, datetime.now(UTC), query=q.text, limit=50, floor=0.0)
     for floor in STANDING_FLOORS:
         for limit in STANDING_LIMITS:
@@ -236,12 +237,14 @@ def candidates_of(memory: Memory, scope: str, q: Question) -> dict[str, Any]:
     (`own`) and its best chunk's (`window`, None for a text with no chunks); whether its text
     says that something changed (`changed`, graph/search/newer.py)."""
     options = SearchOptions.build(track_access=False)
-    vector = list(memory.embedder.embed_query(q.text.strip()))
+    # The lists as the search asks them: a framed question by its topic (graph/search/frames.py).
+    told = topic(q.text) if options.frames else q.text
+    vector = list(memory.embedder.embed_query(told.strip()))
     found = fetch(
         memory.db,
         scope,
         options,
-        lucene=to_lucene(q.text),
+        lucene=to_lucene(told),
         vector=vector,
         now=datetime.now(UTC),
         full=True,
