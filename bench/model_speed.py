@@ -53,7 +53,7 @@ def main() -> int:
     embedders = {m: Embedder(base.with_overrides(model_name=m)) for m in args.models}
     for embedder in embedders.values():  # warm: first runs allocate
         chunks.embed(embedder, [(t, t) for t in messages[:32]])
-        embedder.embed_query(questions[0])
+        embedder.embed_query.__wrapped__(embedder, questions[0])
     write: dict[str, list[float]] = {m: [] for m in args.models}
     query: dict[str, list[float]] = {m: [] for m in args.models}
     windows: dict[str, int] = {}
@@ -65,7 +65,8 @@ def main() -> int:
             windows[model] = sum(1 + len(m.chunks) for m in made)
             for q in questions:
                 started = time.perf_counter()
-                embedder.embed_query(q)
+                # Past the query cache (an lru_cache): every round embeds every question.
+                embedder.embed_query.__wrapped__(embedder, q)
                 query[model].append((time.perf_counter() - started) * 1000.0)
     report = {
         model: {
