@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from graph.memory import Memory
-from graph.search.frames import topic
+from graph.search.frames import summary, topic
 from graph.search.subjects import first_person, named
 
 ORDER = (
@@ -40,6 +40,13 @@ ORDER = (
 )
 def test_a_framed_question_is_asked_by_its_topic(question: str, asked: str | None) -> None:
     assert topic(question) == (asked if asked is not None else question)
+
+
+def test_a_summary_is_told_apart_for_it_wants_both_sides_of_the_conversation() -> None:
+    assert summary("Can you give me a comprehensive summary of how my app has progressed?")
+    assert summary("Summarize how the deployment plan evolved.")
+    assert not summary(ORDER)
+    assert not summary("What did I say about the summary page?")
 
 
 def test_a_first_person_question_names_the_user_of_a_transcript() -> None:

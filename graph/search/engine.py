@@ -25,7 +25,7 @@ from graph.observability import tracing
 from graph.platform.embedding import Embedder
 from graph.search import access, newer
 from graph.search.candidates import Candidates, fetch, fetch_overlapped, missing_cosines
-from graph.search.frames import topic
+from graph.search.frames import summary, topic
 from graph.search.fusion import combsum, weighted_fusion
 from graph.search.lucene import to_lucene
 from graph.search.options import (
@@ -78,7 +78,8 @@ def search(
     # summary or a span of conversations (graph/search/frames.py). Ranking reads the query.
     told = topic(query) if options.frames else query
     # Whether the question names its asker (graph/search/subjects.py), told from all of it.
-    asker = options.asker and first_person(query)
+    # A summary wants both sides of the conversation (graph/search/frames.py).
+    asker = options.asker and first_person(query) and not (options.frames and summary(query))
     lucene = to_lucene(told) if options.mode is not Mode.VECTOR else ""
     active = reranker or get_reranker()
     full = _reads_facts(active)

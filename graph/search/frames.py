@@ -20,16 +20,23 @@ import re
 _FLAGS = re.IGNORECASE
 # What marks a question as framed: it asks for an order, a summary, a count of items, or spans
 # the conversations. Without one of these, nothing is taken out.
+_SUMMARY = re.compile(
+    r"\b(?:(?:a|an)\s+(?:(?:comprehensive|complete|clear|brief|short|detailed|quick|full)\s+)?"
+    r"(?:summary|overview)\s+of|summari[sz]e)\b",
+    _FLAGS,
+)
 _MARKERS = [
-    re.compile(p, _FLAGS)
-    for p in (
-        r"\bmention\s+only(?:\s+and\s+only)?\s+\w+\s+items?\b\.?",
-        r"\b(?:the\s+(?:order|sequence)\s+in\s+which|in\s+what\s+order|in\s+(?:chronological\s+)?order)\b",
-        r"\b(?:(?:a|an)\s+(?:(?:comprehensive|complete|clear|brief|short|detailed|quick|full)\s+)?"
-        r"(?:summary|overview)\s+of|summari[sz]e)\b",
-        r"\b(?:throughout|across|over|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|my|the|these)\s+"
-        r"(?:conversations?|discussions?|chats?|sessions?|requests?|questions?|messages?|talks?)\b",
-    )
+    _SUMMARY,
+    *(
+        re.compile(p, _FLAGS)
+        for p in (
+            r"\bmention\s+only(?:\s+and\s+only)?\s+\w+\s+items?\b\.?",
+            r"\b(?:the\s+(?:order|sequence)\s+in\s+which|in\s+what\s+order|"
+            r"in\s+(?:chronological\s+)?order)\b",
+            r"\b(?:throughout|across|over|during|in)\s+(?:all\s+)?(?:of\s+)?(?:our|my|the|these)\s+"
+            r"(?:conversations?|discussions?|chats?|sessions?|requests?|questions?|messages?|talks?)\b",
+        )
+    ),
 ]
 # Taken out of a framed question, with the markers: the polite opening, the verbs of telling,
 # and the phrases that say the answer is spread out.
@@ -54,6 +61,13 @@ _DANGLING = re.compile(r"[,;:]+(?=[?.!]|$)")
 MIN_TOPIC_WORDS = 2
 _NOT_A_TOPIC = frozenset({"our", "the", "and", "how", "what", "you", "all", "has", "have", "did"})
 _WORD = re.compile(r"\w{3,}")
+
+
+def summary(query: str) -> bool:
+    """Whether the question asks for a summary: its answer is the assistant's replies as much as
+    the user's messages (half of the evidence of BEAM's summaries), so it names no asker
+    (graph/search/subjects.py)."""
+    return _SUMMARY.search(query) is not None
 
 
 def topic(query: str) -> str:
