@@ -8,7 +8,7 @@ every such question looks alike and finds the messages most like the frame. The 
 with the topic alone when the question carries one of these frames (an ordering, a summary, a
 span of conversations); any other query is asked as it is.
 
-Measured on the development sets (bench/README "Questions that need many pieces"): no LoCoMo
+Measured on the development sets (bench/README "The story and the asker"): no LoCoMo
 question carries a frame; on BEAM's event-ordering and summarization questions the top 10 held
 more of the evidence (figures there).
 """

@@ -130,7 +130,7 @@ class SearchOptionsInput:
     frames: bool = strawberry.field(
         default=True,
         description="A question framed as an ordering, a summary or a span of conversations "
-        "(\"list the order in which I brought up ... across our conversations\") asks the "
+        '("list the order in which I brought up ... across our conversations") asks the '
         "full-text and vector lists with its topic alone.",
     )
     thread: bool = strawberry.field(
