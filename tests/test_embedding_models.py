@@ -115,9 +115,7 @@ def test_prefixes_go_before_queries_and_stored_texts_and_the_doc_prefix_names_th
 
 def test_a_local_model_without_its_folder_says_which_variable_to_set(settings: Settings) -> None:
     with pytest.raises(EmbedderError, match="FACTGRAPH_MODEL_PATH"):
-        Embedder(
-            settings.with_overrides(model_name="local/bge-small-en-v1.5", model_path=None)
-        )
+        Embedder(settings.with_overrides(model_name="local/bge-small-en-v1.5", model_path=None))
 
 
 def test_pooling_of_a_fastembed_model_is_refused(settings: Settings) -> None:
