@@ -407,26 +407,19 @@ def run_set(
     return run
 
 
+_BEAM_MEASURES = (
+    "hit@10",
+    "R@10",
+    "R@10+win",
+    "all@10",
+    "upd@10",
+    "newer_first",
+    "hit@10+standing",
+)
 MEASURES = {
     "locomo-dev": ("hit@10", "R@10", "R@10+win", "all@10", "R@5", "session_hit@10"),
-    "beam-dev": (
-        "hit@10",
-        "R@10",
-        "R@10+win",
-        "all@10",
-        "upd@10",
-        "newer_first",
-        "hit@10+standing",
-    ),
-    "beam-500k-dev": (
-        "hit@10",
-        "R@10",
-        "R@10+win",
-        "all@10",
-        "upd@10",
-        "newer_first",
-        "hit@10+standing",
-    ),
+    "beam-dev": _BEAM_MEASURES,
+    "beam-500k-dev": _BEAM_MEASURES,
 }
 # The sets whose questions include BEAM's knowledge updates.
 BEAM_SETS = ("beam-dev", "beam-500k-dev")
