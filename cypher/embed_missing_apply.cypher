@@ -23,9 +23,10 @@ CALL (row, f) {
     WITH row, f WHERE twin IS NULL
     SET f += row.props
     WITH row, f
-    // The vector as 32-bit floats, and the label of its scope's vector shard
-    // (cypher/fact_insert.cypher).
+    // The vector as 32-bit floats, the label of its scope's vector shard, and :Standing for a
+    // standing instruction or preference (cypher/fact_insert.cypher).
     SET f:$(row.shard_label)
+    SET f:$(CASE WHEN row.props.standing IS NULL THEN [] ELSE ['Standing'] END)
     WITH row, f
     CALL (row, f) {
       WITH row, f WHERE row.props.embedding IS NOT NULL

@@ -79,6 +79,21 @@ def test_rows_loaded_by_the_cypher_template_become_remembered_facts_after_embed_
     assert after.audit_kinds["insert"] == 2 and after.audit_kinds["dedup"] == 1
 
 
+def test_a_standing_instruction_loaded_by_cypher_is_one_after_embed_missing(
+    bulk: Memory, scope: str
+) -> None:
+    rows = [
+        {"id": f"{scope}-rule", "text": "Always include type hints in Python code."},
+        {"id": f"{scope}-plain", "text": "The deploy ran on Friday."},
+    ]
+    bulk.db.write("import_template_rows", {"scope": scope, "rows": rows})
+    embed_missing(bulk, scopes=[scope])
+    listed = bulk.standing(scope)
+    assert [(f.id, f.standing) for f in listed] == [(f"{scope}-rule", "instruction")]
+    found = bulk.search(scope, "write a function that parses a CSV file")
+    assert [s.fact.id for s in found.standing] == [f"{scope}-rule"]
+
+
 def test_load_csv_template_commits_in_batches_and_embed_missing_completes_the_rows(
     bulk: Memory, scope: str, settings: Settings
 ) -> None:
