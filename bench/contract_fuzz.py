@@ -25,11 +25,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench.serve import free_port, start_server
-from graph.adapters.mem0 import store
-from graph.adapters.mem0.entities import namespace_prefix
-from graph.config import Settings
-from graph.storage.db import Database
+from bench.serve import drop_scope, free_port, start_server
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
@@ -156,12 +152,7 @@ def main() -> int:
         if proc is not None:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=60)
-        db = Database(Settings.from_env())
-        try:
-            for name in [scope, *store.project_scopes(db, namespace_prefix(scope))]:
-                db.write("scope_delete", {"scope": name})
-        finally:
-            db.close()
+        drop_scope(scope)
     result = {
         "minutes": args.minutes,
         "seed": SEED,

@@ -20,10 +20,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from graph.adapters.mem0 import store
-from graph.adapters.mem0.entities import namespace_prefix
-from graph.config import Settings
-from graph.storage.db import Database
+from bench.serve import drop_scope
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -80,17 +77,6 @@ def step(what: str, command: list[str], cwd: Path, *, fails: bool = False) -> st
     return done.stdout + done.stderr
 
 
-def drop(scope: str) -> None:
-    """Delete what the calls wrote: the scope and its mem0 project's scopes (the server's
-    Neo4j is the one this environment names)."""
-    db = Database(Settings.from_env())
-    try:
-        for name in [scope, *store.project_scopes(db, namespace_prefix(scope))]:
-            db.write("scope_delete", {"scope": name})
-    finally:
-        db.close()
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--url", required=True, help="a running factgraph server")
@@ -117,7 +103,7 @@ def main() -> int:
         try:
             print(step("calls", [python, "smoke.py", args.url, scope], work).strip())
         finally:
-            drop(scope)
+            drop_scope(scope)
 
         ts = work / "ts"
         ts.mkdir()

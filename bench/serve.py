@@ -1,5 +1,6 @@
 """`factgraph serve` started by a bench on a free loopback port, as a user starts it, for the
-benches that load a real server over HTTP (bench/load.py, bench/contract_fuzz.py)."""
+benches that load a real server over HTTP (bench/load.py, bench/contract_fuzz.py), and the
+clean-up after them (bench/generated_clients.py too)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,11 @@ import time
 from pathlib import Path
 
 import httpx
+
+from graph.adapters.mem0 import store
+from graph.adapters.mem0.entities import namespace_prefix
+from graph.config import Settings
+from graph.storage.db import Database
 
 
 def free_port() -> int:
@@ -45,3 +51,14 @@ def start_server(
         time.sleep(0.5)
     proc.kill()
     raise SystemExit(f"factgraph serve did not become healthy within {wait_s:.0f} s")
+
+
+def drop_scope(scope: str) -> None:
+    """Delete what a bench's calls wrote: the scope and its mem0 project's scopes (on the Neo4j
+    this environment names, the server's)."""
+    db = Database(Settings.from_env())
+    try:
+        for name in [scope, *store.project_scopes(db, namespace_prefix(scope))]:
+            db.write("scope_delete", {"scope": name})
+    finally:
+        db.close()

@@ -344,6 +344,14 @@ DayOrMoment = Annotated[
 ]
 # A JSON object sent as a query parameter's text (the document says so with `content`).
 JsonText = dict[str, Any]
+# A memory listing's and a delete-all's metadata filter.
+_METADATA_PARAM = Param(
+    "metadata",
+    "query",
+    "A JSON object, as text: metadata keys and values to match.",
+    JsonText,
+    media_type=JSON,
+)
 LIST_PARAMS = (
     *PROJECT_PARAMS,
     *_ID_PARAMS,
@@ -355,13 +363,7 @@ LIST_PARAMS = (
         JsonText,
         media_type=JSON,
     ),
-    Param(
-        "metadata",
-        "query",
-        "A JSON object, as text: metadata keys and values to match.",
-        JsonText,
-        media_type=JSON,
-    ),
+    _METADATA_PARAM,
     Param(
         "categories",
         "query",
@@ -385,13 +387,7 @@ LIST_PARAMS = (
 DELETE_ALL_PARAMS = (
     *PROJECT_PARAMS,
     *_ID_PARAMS,
-    Param(
-        "metadata",
-        "query",
-        "A JSON object, as text: metadata keys and values to match.",
-        JsonText,
-        media_type=JSON,
-    ),
+    _METADATA_PARAM,
     Param(
         "filters",
         "query",
