@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup run test test-2026 lint typecheck docs docs-build unit schema neo4j-start neo4j-stop neo4j-status clean
+.PHONY: setup run test test-2026 lint typecheck docs docs-build unit schema ts-client neo4j-start neo4j-stop neo4j-status clean
 
 # Creates the virtualenv and installs factgraph with its dev tools (re-run when pyproject changes).
 setup: $(VENV)/.installed
@@ -67,10 +67,20 @@ docs-build: setup
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8001
 
-# Regenerates schema.graphql and openapi.json from the code (snapshot tests compare them).
+# Regenerates schema.graphql and openapi.json from the code (snapshot tests compare them), and
+# the TypeScript client's types from it once `make ts-client` installed its generator.
 schema: setup
 	$(BIN)/factgraph schema print > schema.graphql
 	$(BIN)/factgraph schema openapi > openapi.json
+	[ ! -d client-ts/node_modules ] || (cd client-ts && node scripts/codegen.mjs)
+
+# The TypeScript client (client-ts/): installs its npm dependencies, regenerates its types from
+# schema.graphql with GraphQL Code Generator (tests/test_typescript_client.py fails when they are
+# stale), and compiles dist/. Run it after `make schema` when the schema changed.
+ts-client:
+	cd client-ts && { [ node_modules/.package-lock.json -nt package-lock.json ] || \
+		npm ci --no-audit --no-fund --prefer-offline --loglevel=error; }
+	cd client-ts && node scripts/codegen.mjs && node node_modules/typescript/bin/tsc -p .
 
 neo4j-start: setup
 	$(BIN)/factgraph neo4j start

@@ -1,6 +1,7 @@
 // Types the client's operations (src/operations.graphql) from the service's schema.graphql with
 // GraphQL Code Generator, into src/generated/graphql.ts. `--check` writes nothing and exits 1
-// when the committed file differs from what the generator gives now (the suite's staleness test).
+// when the committed file differs from what the generator gives now (the suite's staleness test);
+// `--schema PATH` reads another schema than the repository's.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { codegen } from '@graphql-codegen/core';
@@ -9,11 +10,13 @@ import * as typescriptOperations from '@graphql-codegen/typescript-operations';
 import { buildSchema, parse } from 'graphql';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
-const SCHEMA = here('../../schema.graphql');
+const flag = process.argv.indexOf('--schema');
+const SCHEMA = flag === -1 ? here('../../schema.graphql') : process.argv[flag + 1];
 const OPERATIONS = here('../src/operations.graphql');
 const OUTPUT = here('../src/generated/graphql.ts');
 
-const schema = buildSchema(await readFile(SCHEMA, 'utf8'));
+const schemaText = await readFile(SCHEMA, 'utf8');
+const schema = buildSchema(schemaText);
 const document = parse(await readFile(OPERATIONS, 'utf8'));
 const config = {
   // DateTime and JSON travel as ISO strings and plain JSON.
@@ -25,7 +28,7 @@ const config = {
 };
 const generated = await codegen({
   filename: 'graphql.ts',
-  schema: parse(await readFile(SCHEMA, 'utf8')),
+  schema: parse(schemaText),
   schemaAst: schema,
   documents: [{ location: 'src/operations.graphql', document }],
   config,

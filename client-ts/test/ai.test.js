@@ -107,7 +107,7 @@ describe('factgraphTools', () => {
     assert.equal(kept.status, 'FORGOTTEN');
   });
 
-  test('a refusal reaches the model as a tool error with the server's code', async () => {
+  test("a refusal reaches the model as a tool error with the server's code", async () => {
     const model = new MockLanguageModelV4({
       doGenerate: async ({ prompt }) =>
         prompt.some((m) => m.role === 'tool') ? answer('ok') : callTool('forget', { id: 'f_missing' }),
