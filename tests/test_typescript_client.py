@@ -99,6 +99,12 @@ def test_the_generated_types_are_those_of_schema_graphql(package: Path, tmp_path
     assert "stale: run `make ts-client`" in stale.stderr
 
 
+def test_the_documented_examples_type_check(package: Path) -> None:
+    """docs/typescript.md's calls, client and AI SDK alike, in client-ts/test/examples.ts,
+    compile under strict settings against the built declarations and `ai`'s own types."""
+    run(["node", "node_modules/typescript/bin/tsc", "-p", "test"], cwd=package)
+
+
 def readme_start() -> tuple[str, str]:
     """The README's three-line start and the search after it (its first two ```js blocks)."""
     readme = (PACKAGE / "README.md").read_text()

@@ -1,9 +1,10 @@
 // Vercel AI SDK tools over a factgraph client: remember, search and forget, with zod inputs.
 
-import { tool } from 'ai';
+import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 
 import type { Client } from '../client.js';
+import type { DecisionKind, FactStatus, StandingKind } from '../types.js';
 
 export interface FactgraphToolsOptions {
   client: Client;
@@ -40,13 +41,45 @@ const forgetInput = z.object({
   reason: z.string().min(1).optional().describe('Why it is forgotten; kept in the audit trail.'),
 });
 
+export type RememberToolInput = z.infer<typeof rememberInput>;
+export type SearchToolInput = z.infer<typeof searchInput>;
+export type ForgetToolInput = z.infer<typeof forgetInput>;
+
+/** What the remember tool answers the model. */
+export interface RememberToolOutput {
+  decision: DecisionKind;
+  id: string;
+  text: string;
+  matched: string | null;
+  reason: string;
+}
+
+/** What the search tool answers the model. */
+export interface SearchToolOutput {
+  hits: { id: string; text: string; relevance: number; validFrom: string }[];
+  standing: { id: string; text: string; kind: StandingKind | null }[];
+}
+
+/** What the forget tool answers the model. */
+export interface ForgetToolOutput {
+  id: string;
+  status: FactStatus;
+}
+
+// A type, not an interface: the SDK's ToolSet needs the index signature only types get.
+export type FactgraphTools = {
+  remember: Tool<RememberToolInput, RememberToolOutput>;
+  search: Tool<SearchToolInput, SearchToolOutput>;
+  forget: Tool<ForgetToolInput, ForgetToolOutput>;
+};
+
 /**
  * The memory tools an agent calls: `remember` writes a fact through factgraph's pipeline
  * (duplicates, contradictions and untrusted text are handled there), `search` returns the best
  * facts and the standing instructions and preferences that bear on the query, `forget` hides a
  * fact (kept in its history). Each tool's answer is small JSON the model can read.
  */
-export function factgraphTools(options: FactgraphToolsOptions) {
+export function factgraphTools(options: FactgraphToolsOptions): FactgraphTools {
   const fg = options.scope ? options.client.withScope(options.scope) : options.client;
   const topK = options.topK ?? 5;
   const source = options.source ?? 'ai-sdk';
