@@ -123,9 +123,15 @@ describe('search', () => {
     const scores = result.hits.map((hit) => hit.score);
     assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
     assert.ok(result.hits.every((hit) => hit.relevance >= 0 && hit.relevance <= 1));
-    const floor = result.hits[0].relevance;
+    // A floor between the best hit's relevance and the worst's keeps the one and drops the other.
+    const best = Math.max(...result.hits.map((hit) => hit.relevance));
+    assert.equal(result.hits[0].relevance, best);
+    const worst = Math.min(...result.hits.map((hit) => hit.relevance));
+    assert.ok(best > worst, 'the lunch fact answers better than the others');
+    const floor = (best + worst) / 2;
     const strict = await scoped.search('where is lunch on Friday?', { topK: 3, minScore: floor });
-    assert.ok(strict.hits.length >= 1 && strict.hits.length <= result.hits.length);
+    assert.equal(strict.hits[0].fact.text, 'Lunch on Friday is at the Thai place near the station');
+    assert.ok(strict.hits.length < result.hits.length);
     assert.ok(strict.hits.every((hit) => hit.relevance >= floor));
   });
 
