@@ -99,6 +99,27 @@ def test_the_generated_types_are_those_of_schema_graphql(package: Path, tmp_path
     assert "stale: run `make ts-client`" in stale.stderr
 
 
+IMPORT = re.compile(r"""^(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]""", re.MULTILINE)
+
+
+def test_the_built_modules_need_nothing_but_fetch(package: Path) -> None:
+    """No Node.js module and no dependency in what a browser or an edge runtime loads: the
+    client imports only its own files, and factgraph/ai only `ai` and `zod` besides."""
+    imports = {
+        path.relative_to(package / "dist").as_posix(): set(IMPORT.findall(path.read_text()))
+        for path in (package / "dist").rglob("*.js")
+    }
+    assert "index.js" in imports and "ai/tools.js" in imports
+    outside = {
+        name: {spec for spec in specs if not spec.startswith(".")}
+        for name, specs in imports.items()
+    }
+    assert outside.pop("ai/tools.js") == {"ai", "zod"}
+    assert all(not specs for specs in outside.values()), outside
+    source = "".join(path.read_text() for path in (package / "dist").rglob("*.js"))
+    assert "process." not in source and "require(" not in source
+
+
 def test_the_documented_examples_type_check(package: Path) -> None:
     """docs/typescript.md's calls, client and AI SDK alike, in client-ts/test/examples.ts,
     compile under strict settings against the built declarations and `ai`'s own types."""
