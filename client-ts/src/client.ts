@@ -38,6 +38,8 @@ export interface ClientOptions {
   retries?: number | undefined;
   /** The longest wait, in seconds, before sending a 503 again (default 30). */
   maxRetryWait?: number | undefined;
+  /** Milliseconds one request may take before it is abandoned with a TimeoutError (default: none). */
+  timeout?: number | undefined;
   /** Extra headers for every request. */
   headers?: Record<string, string> | undefined;
   /** A fetch of your own (default: the global one). */
@@ -96,6 +98,7 @@ export class Client {
         apiKey: options.apiKey,
         retries: options.retries ?? 3,
         maxRetryWait: options.maxRetryWait ?? 30,
+        timeout: options.timeout,
         headers: options.headers,
         fetch: options.fetch,
       });

@@ -14,6 +14,7 @@ export interface TransportOptions {
   apiKey?: string | undefined;
   retries: number;
   maxRetryWait: number;
+  timeout?: number | undefined;
   headers?: Record<string, string> | undefined;
   fetch?: typeof fetch | undefined;
 }
@@ -59,7 +60,9 @@ export class Transport {
     for (let attempt = 0; ; attempt += 1) {
       signal?.throwIfAborted();
       const init: RequestInit = { method: 'POST', headers: this.headers(scope), body };
-      if (signal) init.signal = signal;
+      const deadline = this.options.timeout ? AbortSignal.timeout(this.options.timeout) : undefined;
+      const bounded = signal && deadline ? AbortSignal.any([signal, deadline]) : (signal ?? deadline);
+      if (bounded) init.signal = bounded;
       const response = await send(this.endpoint, init);
       if (response.status === 503 && attempt < this.options.retries) {
         await response.body?.cancel();

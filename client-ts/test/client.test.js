@@ -228,6 +228,17 @@ describe('API key, scope and abort', () => {
     }
   });
 
+  test('a request slower than the timeout is abandoned', async () => {
+    const slow = await standIn(() => ({ status: 200, delay: 2000, json: { data: { standing: [] } } }));
+    try {
+      const started = Date.now();
+      await assert.rejects(new Client({ url: slow.url, scope: 's', timeout: 100 }).standing(), { name: 'TimeoutError' });
+      assert.ok(Date.now() - started < 1500);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test('an aborted signal cancels the call', async () => {
     await assert.rejects(fg.search('tea', { signal: AbortSignal.abort() }), { name: 'AbortError' });
   });

@@ -19,7 +19,8 @@ export async function standIn(answer) {
     let body = '';
     for await (const chunk of request) body += chunk;
     seen.push({ headers: request.headers, body: body ? JSON.parse(body) : null });
-    const { status, headers = {}, json } = answer(seen.length);
+    const { status, headers = {}, json, delay = 0 } = answer(seen.length);
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
     response.writeHead(status, { 'content-type': 'application/json', ...headers });
     response.end(JSON.stringify(json));
   });
@@ -28,6 +29,10 @@ export async function standIn(answer) {
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
-    close: () => new Promise((resolve) => server.close(resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        server.closeAllConnections(); // a delayed answer still pending is not waited for
+      }),
   };
 }
