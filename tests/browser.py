@@ -227,16 +227,27 @@ class Page:
             windowsVirtualKeyCode=codes[key],
         )
 
+    def viewport(self, width: int, height: int = 900) -> None:
+        """Show the page in a window this wide (420: a phone held upright)."""
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+
     def screenshot(self, path: Path) -> None:
-        """The whole page (not only the viewport) as PNG."""
+        """The whole page (not only the viewport), as wide as the window, as PNG."""
         metrics = self.call("Page.getLayoutMetrics")
         size = metrics.get("cssContentSize") or metrics["contentSize"]
         height = min(int(size["height"]) + 1, 4000)
+        width = int(metrics["cssLayoutViewport"]["clientWidth"])
         shot = self.call(
             "Page.captureScreenshot",
             format="png",
             captureBeyondViewport=True,
-            clip={"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1},
+            clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
         )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(shot["data"]))
@@ -259,13 +270,7 @@ class Browser:
         page = Page(self.conn, session, context)
         page.call("Page.enable")
         page.call("Runtime.enable")
-        page.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=1280,
-            height=900,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
+        page.viewport(1280)
         try:
             yield page
         finally:
