@@ -91,6 +91,7 @@ class Page:
         self.conn = conn
         self.session = session
         self.context_id = context_id
+        self.width = 1280  # the window's width, set by viewport()
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         return self.conn.call(method, self.session, **params)
@@ -229,6 +230,7 @@ class Page:
 
     def viewport(self, width: int, height: int = 900) -> None:
         """Show the page in a window this wide (420: a phone held upright)."""
+        self.width = width
         self.call(
             "Emulation.setDeviceMetricsOverride",
             width=width,
@@ -242,7 +244,7 @@ class Page:
         metrics = self.call("Page.getLayoutMetrics")
         size = metrics.get("cssContentSize") or metrics["contentSize"]
         height = min(int(size["height"]) + 1, 4000)
-        width = int(metrics["cssLayoutViewport"]["clientWidth"])
+        width = self.width
         shot = self.call(
             "Page.captureScreenshot",
             format="png",

@@ -132,6 +132,15 @@ def readable_drawing(page: Page) -> list[str]:
     return labels
 
 
+def redrawn(page: Page) -> None:
+    """Wait until the drawing is laid out for the window's width (after a resize)."""
+    page.wait(
+        "(() => { const w = document.querySelector('.graph-wrap');"
+        " return Math.abs(w.clientWidth - Number(w.dataset.drawnAt)) < 24; })()",
+        "the drawing laid out for the window",
+    )
+
+
 def adds_up(page: Page, hit: str) -> None:
     """The sum written beside a hit, "(share + importance + recency) / 3 = s", holds with the
     numbers shown, and makes the score shown."""
@@ -197,21 +206,24 @@ def test_search_open_a_hit_and_see_its_history_audit_and_neighbours(
     remember(
         memory, scope, text=dog, subject="Alice", predicate="has_pet", object="Biscuit", turn=4
     )
+    rule = "Always name the city first when you say where someone lives"
+    remember(memory, scope, text=rule)
     open_console(page, server_url, scope)
 
     page.fill("#view input[name=query]", "Where does Alice live?")
     page.press("Enter")
     page.wait_for(".hits", "Alice lives in Berlin now")
+    # The standing instruction that bears on the question, above the hits.
+    assert rule in page.text("section.standing")
     hit = f".hit [data-fact-id='{berlin}']"
     why = page.text(f"{hit} .why")
     assert "fused share" in why and "importance" in why and "recency" in why
     assert "full-text" in why or "vector" in why
     # The parts on the page add up to the score on the page, for every hit; relevance is
     # shown apart and said not to be one of them.
-    for fact_id in page.js(
-        "[...document.querySelectorAll('.hit [data-fact-id]')].map(e => e.dataset.factId)"
-    ):
-        adds_up(page, f".hit [data-fact-id='{fact_id}']")
+    hits = ".results > ol.hits > li.hit > [data-fact-id]"
+    for fact_id in page.js(f"[...document.querySelectorAll('{hits}')].map(e => e.dataset.factId)"):
+        adds_up(page, f".results > ol.hits [data-fact-id='{fact_id}']")
     assert "not in the score" in page.text(f"{hit} .apart")
     assert "fused share" in page.text("details.legend")
     assert paris not in page.js(
@@ -238,12 +250,11 @@ def test_search_open_a_hit_and_see_its_history_audit_and_neighbours(
     page.screenshot(shots / "fact.png")
     # On a phone held upright the drawing is laid out again for its width, still readable.
     page.viewport(420)
-    page.wait(
-        "document.querySelector('svg.graph').getBoundingClientRect().right <= 420", "a redraw"
-    )
+    redrawn(page)
     assert dog in readable_drawing(page)
     page.screenshot(shots / "fact-phone.png")
     page.viewport(1280)
+    redrawn(page)
 
     page.click(f"svg.graph a[href='#/fact/{acme}']")
     page.wait_for(".fact-head .fact-text", "Alice works at Acme")

@@ -166,6 +166,7 @@ export async function render(main, {arg, stale}, ctx) {
         if (!width || Math.abs(width - drawnAt) < 24) return;
         drawnAt = width;
         wrap.replaceChildren(drawNeighbourhood(fact, refs, facts, names, width));
+        wrap.dataset.drawnAt = String(width);  // a script that resized the window waits for it
       };
       graphBody.replaceChildren(wrap);
       draw();
