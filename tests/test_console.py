@@ -215,6 +215,7 @@ def test_search_open_a_hit_and_see_its_history_audit_and_neighbours(
     page.wait_for(".hits", "Alice lives in Berlin now")
     # The standing instruction that bears on the question, above the hits.
     assert rule in page.text("section.standing")
+    assert "best first" in page.text(".summary")
     hit = f".hit [data-fact-id='{berlin}']"
     why = page.text(f"{hit} .why")
     assert "fused share" in why and "importance" in why and "recency" in why
@@ -438,9 +439,8 @@ def test_the_thread_toggle_lists_a_topics_facts_in_the_order_said(
         remember(memory, scope, text=text, valid_from=f"{day}T09:00:00Z")
     in_order = [said[day] for day in sorted(said)]
     open_console(page, server_url, scope)
-    page.go_hash("#/search?q=garden%20shed%20roof")
-    page.wait_for(".hits", "garden shed")
-    assert "best first" in page.text(".summary")
+    page.go_hash("#/search")
+    page.fill("#view input[name=query]", "garden shed roof")
     page.click("#thread")
     page.click(".search-form button[type=submit]")
     page.wait("location.hash.includes('thread=1')", "the thread's address")
@@ -450,6 +450,44 @@ def test_the_thread_toggle_lists_a_topics_facts_in_the_order_said(
     page.screenshot(shots / "search-thread.png")
     thread = memory.search(scope, "garden shed roof", thread=True, track_access=False)
     assert [h.fact.text for h in thread.hits] == in_order
+
+
+def test_a_hit_placed_first_as_the_newer_statement_says_whose_score_it_took(
+    page: Page, server_url: str, memory: Memory, scope: str
+) -> None:
+    """Newer first gives the update the score of the original it is placed above: its own
+    parts make less, and the page says so and links the original instead of showing a sum
+    that does not make the score."""
+    said = {"subject": "user", "valid_from": "2024-03-05T00:00:00Z"}
+    original = remember(
+        memory,
+        scope,
+        text="user: The average response time of the dashboard API is 400 ms.",
+        **said,
+    )
+    update = remember(
+        memory,
+        scope,
+        text="user: After the caching tweaks the average response time of the dashboard API "
+        "has now improved to 250 ms.",
+        **{**said, "valid_from": "2024-04-09T00:00:00Z"},
+    )
+    open_console(page, server_url, scope)
+    page.go_hash(
+        "#/search?q=What%20is%20the%20average%20response%20time%20of%20the%20dashboard%20API%3F"
+    )
+    page.wait_for(".hits", "250 ms")
+    first, second = (f".results > ol.hits [data-fact-id='{i}']" for i in (update, original))
+    assert (
+        page.js("document.querySelector('.results > ol.hits [data-fact-id]').dataset.factId")
+        == update
+    )
+    moved = page.text(f"{first} .moved")
+    assert "Newer first" in moved and "400 ms" in moved
+    assert page.exists(f"{first} .moved a[href='#/fact/{original}']")
+    assert page.text(f"{first} .score-value") == page.text(f"{second} .score-value")
+    assert "from its own parts" in page.text(f"{first} .sum")
+    adds_up(page, second)
 
 
 def test_an_empty_query_shows_the_error_by_the_box(
