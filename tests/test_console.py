@@ -573,9 +573,12 @@ def test_a_server_without_keys_says_so_and_names_the_setting_that_enforces_them(
 
 
 def test_the_console_is_served_by_the_service_with_nothing_from_elsewhere(
-    page: Page, server_url: str, scope: str
+    page: Page, server_url: str, memory: Memory, scope: str
 ) -> None:
+    fact = remember(memory, scope, text="Hana owns a bike", subject="Hana", object="bike")
     open_console(page, server_url, scope)
+    page.go_hash(f"#/fact/{fact}")  # the drawing, and its library, load with a fact's page
+    page.wait("!!document.querySelector('svg.graph')", "the drawing")
     urls = page.js("performance.getEntriesByType('resource').map(e => e.name)")
     assert urls and all(u.startswith(server_url) for u in urls), json.dumps(urls)
     assert any(u.endswith("/console/assets/vendor/dagre.esm.js") for u in urls)

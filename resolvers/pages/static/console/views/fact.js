@@ -3,7 +3,6 @@
 
 import {FACT, entityNames, factsByIds, gql} from '../api.js';
 import {h, num, when} from '../dom.js';
-import {drawNeighbourhood} from '../graph.js';
 import {confirmDialog, errorSlot, notice, showError, statusBadge, tagList, triple} from '../ui.js';
 
 const HISTORY = `query ConsoleFact($scope: String!, $id: ID!) {
@@ -152,7 +151,9 @@ export async function render(main, {arg, stale}, ctx) {
       if (spo) spo.replaceWith(triple(fact, entities));
       const factIds = refs.filter((r) => r.edgeType === 'SUPERSEDES' || r.relation === 'shares_entity').map((r) => r.id);
       const entityIds = refs.filter((r) => r.edgeType === 'MENTIONS').map((r) => r.via || r.id);
-      const [facts, names] = await Promise.all([factsByIds(ctx.scope, factIds), entityNames(ctx.scope, entityIds)]);
+      // The drawing and its layout library load with the first fact page, not with the console.
+      const [facts, names, {drawNeighbourhood}] = await Promise.all([factsByIds(ctx.scope, factIds),
+        entityNames(ctx.scope, entityIds), import('../graph.js')]);
       if (stale()) return;
       if (!refs.length) {
         graphBody.replaceChildren(notice('No entities: this fact has no subject or object.'));
