@@ -91,6 +91,7 @@ class Page:
         self.conn = conn
         self.session = session
         self.context_id = context_id
+        self.width = 1280  # the window's width, set by viewport()
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
         return self.conn.call(method, self.session, **params)
@@ -227,16 +228,28 @@ class Page:
             windowsVirtualKeyCode=codes[key],
         )
 
+    def viewport(self, width: int, height: int = 900) -> None:
+        """Show the page in a window this wide (420: a phone held upright)."""
+        self.width = width
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+
     def screenshot(self, path: Path) -> None:
-        """The whole page (not only the viewport) as PNG."""
+        """The whole page (not only the viewport), as wide as the window, as PNG."""
         metrics = self.call("Page.getLayoutMetrics")
         size = metrics.get("cssContentSize") or metrics["contentSize"]
         height = min(int(size["height"]) + 1, 4000)
+        width = self.width
         shot = self.call(
             "Page.captureScreenshot",
             format="png",
             captureBeyondViewport=True,
-            clip={"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1},
+            clip={"x": 0, "y": 0, "width": width, "height": height, "scale": 1},
         )
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(base64.b64decode(shot["data"]))
@@ -259,13 +272,7 @@ class Browser:
         page = Page(self.conn, session, context)
         page.call("Page.enable")
         page.call("Runtime.enable")
-        page.call(
-            "Emulation.setDeviceMetricsOverride",
-            width=1280,
-            height=900,
-            deviceScaleFactor=1,
-            mobile=False,
-        )
+        page.viewport(1280)
         try:
             yield page
         finally:

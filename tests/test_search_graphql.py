@@ -14,11 +14,12 @@ query Search($scope: String!, $text: String!, $options: SearchOptionsInput) {
   search(scope: $scope, query: $text, options: $options) {
     lucene
     hits {
-      score relevance fused importance recency decay
+      score relevance fused share importance recency decay updates
       fact { id text sessionId turn tags }
       sources { list rank score }
     }
     related { reason hitId fact { id turn } }
+    weights { relevance importance recency }
   }
 }
 """
@@ -96,6 +97,22 @@ def test_search_returns_explained_hits_and_the_turn_window(
         (0, "turn_window", chat[1]),
         (2, "turn_window", chat[1]),
     ]
+
+
+def test_a_hits_parts_add_up_to_its_score(gql: GraphQLClient, scope: str, chat: list[str]) -> None:
+    """What a person reads beside a hit (its share of the best fused score, importance,
+    recency, decay, and the weights the search used) makes its score; relevance is apart."""
+    options = {"weights": {"relevance": 2, "importance": 1, "recency": 0.5}, "topK": 4}
+    result = gql.data(SEARCH, scope=scope, text="tent marshmallows Noor", options=options)["search"]
+    w = result["weights"]
+    assert w == {"relevance": 2.0, "importance": 1.0, "recency": 0.5}
+    hits = result["hits"]
+    assert len(hits) >= 2 and max(h["share"] for h in hits) == pytest.approx(1.0)
+    for hit in hits:
+        assert hit["updates"] is None
+        parts = w["relevance"] * hit["share"] + w["importance"] * hit["importance"]
+        parts += w["recency"] * hit["recency"]
+        assert hit["score"] == pytest.approx(parts / 3.5 * hit["decay"])
 
 
 def test_nested_options_are_typed(gql: GraphQLClient, scope: str, chat: list[str]) -> None:

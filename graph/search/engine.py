@@ -180,6 +180,7 @@ def search(
         related=extra,
         standing=standing_facts,
         lucene=lucene,
+        weights=options.weights,
         timings_ms=timings,
     )
 
@@ -272,7 +273,7 @@ def order(
     weights = options.weights
     # (-score, place in the reranked order, ...): sorting these tuples is best first, ties kept
     # in reranked order; `place` is unique, so the comparison never reaches the id.
-    rows: list[tuple[float, int, str, float, float, float]] = []
+    rows: list[tuple[float, int, str, float, float, float, float]] = []
     for place, ((fid, fused_score), standing) in enumerate(zip(reranked, standings, strict=True)):
         if thresholded and relevance[fid] < options.min_score:
             continue
@@ -280,7 +281,7 @@ def order(
         rec = recency(brief, now, tau)
         factor = decay_factor(brief, now, decay.tau_days) if decay is not None else 1.0
         score = composite(standing, brief.importance, rec, weights) * factor
-        rows.append((-score, place, fid, fused_score, rec, factor))
+        rows.append((-score, place, fid, fused_score, standing, rec, factor))
     rows.sort()
     chosen = rows if limit is None else rows[:limit]
     wanted = {row[2] for row in chosen}
@@ -293,12 +294,13 @@ def order(
             score=-negated,
             relevance=relevance[fid],
             fused=fused_score,
+            share=standing,
             importance=briefs[fid].importance / 10.0,
             recency=rec,
             decay=factor,
             sources=sources.get(fid, ()),
         )
-        for negated, _, fid, fused_score, rec, factor in chosen
+        for negated, _, fid, fused_score, standing, rec, factor in chosen
     ]
 
 

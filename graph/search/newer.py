@@ -41,11 +41,13 @@ CHANGED = re.compile(
 
 @dataclass(frozen=True)
 class Timed:
-    """A hit as the rule sees it: its id, score, and when it was said (ISO time, turn)."""
+    """A hit as the rule sees it: its id, score, and when it was said (ISO time, turn);
+    `updates`: the id of the older item it was moved above."""
 
     id: str
     score: float
     when: tuple[str, int]
+    updates: str | None = None
 
 
 def says_changed(text: str) -> bool:
@@ -85,7 +87,7 @@ def reorder(items: Sequence[Timed], updates_: Callable[[str, str], bool]) -> lis
             a = out[i]
             if b.when > a.when and updates_(b.id, a.id):
                 out.pop(j)
-                out.insert(i, Timed(b.id, max(a.score, b.score), b.when))
+                out.insert(i, Timed(b.id, max(a.score, b.score), b.when, a.id))
                 break
     return out
 
@@ -109,7 +111,7 @@ def first(hits: Sequence[Hit], floor: float = FLOOR) -> list[Hit]:
     moved = reorder(items, updated)
     return [
         by_id[t.id]
-        if by_id[t.id].score == t.score
-        else dataclasses.replace(by_id[t.id], score=t.score)
+        if t.updates is None
+        else dataclasses.replace(by_id[t.id], score=t.score, updates=t.updates)
         for t in moved
     ]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from graph.search.options import Weights
 from graph.write.facts import Fact
 
 
@@ -20,22 +21,25 @@ class ListRank:
 class Hit:
     """A ranked fact and every part of its score.
 
-    `score` = composite(standing, importance / 10, recency) * decay orders the hits; the
-    standing is the fused (or reranked) score divided by the best one in this search (with the
-    subject boost), or the relevance itself under MODEL fusion. `relevance` is the relevance
-    model's chance that the fact answers the query, from the fact and the query alone
-    (graph/search/relevance.py), whatever the fusion: what `min_score` thresholds. A hit moved
-    up by the newer-first rule (graph/search/newer.py) takes the score of the hit it moved above.
+    `score` = composite(share, importance / 10, recency) * decay orders the hits; the `share`
+    is the fused (or reranked) score divided by the best one in this search (with the subject
+    boost), or the relevance itself under MODEL fusion: with the search's weights, a person
+    adds the parts up to the score. `relevance` is the relevance model's chance that the fact
+    answers the query, from the fact and the query alone (graph/search/relevance.py), whatever
+    the fusion: what `min_score` thresholds. A hit moved up by the newer-first rule
+    (graph/search/newer.py) takes the score of the hit it moved above, whose id is `updates`.
     """
 
     fact: Fact
     score: float
     relevance: float
     fused: float
+    share: float
     importance: float
     recency: float
     decay: float
     sources: tuple[ListRank, ...]
+    updates: str | None = None
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,7 @@ class Scored:
     score: float
     relevance: float
     fused: float
+    share: float
     importance: float
     recency: float
     decay: float
@@ -57,6 +62,7 @@ class Scored:
             score=self.score,
             relevance=self.relevance,
             fused=self.fused,
+            share=self.share,
             importance=self.importance,
             recency=self.recency,
             decay=self.decay,
@@ -91,4 +97,6 @@ class SearchResult:
     # from the hits: what an agent puts in its prompt (graph/search/standing.py).
     standing: list[StandingFact] = field(default_factory=list)
     lucene: str = ""
+    # The composite score's weights this search used: a hit's parts add up to its score.
+    weights: Weights = field(default_factory=Weights)
     timings_ms: dict[str, float] = field(default_factory=dict)

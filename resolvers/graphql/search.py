@@ -206,11 +206,25 @@ class SearchHit:
         "the fact and the query alone (whatever the fusion; MODEL orders by it). minScore "
         "compares it."
     )
-    fused: float
+    fused: float = strawberry.field(
+        description="The fused (or reranked) score of the candidate lists, on their own scale."
+    )
+    share: float = strawberry.field(
+        description="What the composite weighs beside importance and recency: fused as a share "
+        "of the best in this search, with the subject boost (the relevance under MODEL). "
+        "score = (weights.relevance * share + weights.importance * importance + "
+        "weights.recency * recency) / (sum of the weights) * decay, unless `updates` is set."
+    )
     importance: float = strawberry.field(description="importance / 10.")
-    recency: float
-    decay: float
+    recency: float = strawberry.field(
+        description="exp(-days since last access / tau): 1 for a fact used just now."
+    )
+    decay: float = strawberry.field(description="strength * recency with a decay input; else 1.")
     sources: list[SearchListRank]
+    updates: strawberry.ID | None = strawberry.field(
+        description="Newer-first: the older hit this one updates (same subject, says what "
+        "changed), moved above it with that hit's score; null when its own parts make its score."
+    )
 
     @classmethod
     def from_domain(cls, hit: domain.Hit) -> SearchHit:
@@ -219,10 +233,12 @@ class SearchHit:
             score=hit.score,
             relevance=hit.relevance,
             fused=hit.fused,
+            share=hit.share,
             importance=hit.importance,
             recency=hit.recency,
             decay=hit.decay,
             sources=[SearchListRank(list=s.list, rank=s.rank, score=s.score) for s in hit.sources],
+            updates=strawberry.ID(hit.updates) if hit.updates is not None else None,
         )
 
 
@@ -244,6 +260,13 @@ class SearchStanding:
     )
 
 
+@strawberry.type(description="The composite score's weights a search used.")
+class SearchWeights:
+    relevance: float = strawberry.field(description="Weighs each hit's share.")
+    importance: float
+    recency: float
+
+
 @strawberry.type
 class SearchResult:
     hits: list[SearchHit]
@@ -254,6 +277,10 @@ class SearchResult:
         "should honour one seldom shares its words."
     )
     lucene: str = strawberry.field(description="The full-text query actually sent.")
+    weights: SearchWeights = strawberry.field(
+        description="The composite score's weights: with them a hit's share, importance, "
+        "recency and decay add up to its score."
+    )
 
     @classmethod
     def from_domain(cls, result: domain.SearchResult) -> SearchResult:
@@ -270,6 +297,11 @@ class SearchResult:
                 for s in result.standing
             ],
             lucene=result.lucene,
+            weights=SearchWeights(
+                relevance=result.weights.relevance,
+                importance=result.weights.importance,
+                recency=result.weights.recency,
+            ),
         )
 
 

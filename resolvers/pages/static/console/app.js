@@ -72,18 +72,21 @@ async function route() {
   else if (typeof result === 'function') result();
 }
 
-function showRole(note) {
+function showRole(note, banner) {
   const who = document.getElementById('who');
   who.textContent = note || '';
+  const auth = document.getElementById('auth-note');
+  auth.textContent = banner || '';
+  auth.hidden = !banner;
   for (const link of document.querySelectorAll('nav.tabs a[data-needs]')) {
     link.hidden = !ctx.may(link.dataset.needs);
   }
 }
 
 async function refreshRole() {
-  const {role, note} = await whoAmI(ctx.scope);
+  const {role, note, banner} = await whoAmI(ctx.scope, session.key);
   ctx.role = role;
-  showRole(note);
+  showRole(note, banner);
 }
 
 /** Count of sessions applied (the first load is one): a test or script that submits the

@@ -69,14 +69,16 @@ export function fill(el, ...children) {
   return el;
 }
 
-/** "2026-11-26 20:59" in the reader's time zone; the ISO value in the title. */
+/** "2026-11-26 20:59:07" in the reader's time zone, to the second: facts written within one
+ * minute (a supersede chain, an entity's facts, the timeline) show their order. The ISO value,
+ * to the microsecond, is in the title. */
 export function when(iso) {
   if (!iso) return null;
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return h('span', {}, iso);
   const pad = (n) => String(n).padStart(2, '0');
   const text = `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}`;
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
   return h('time', {datetime: iso, title: iso}, text);
 }
 

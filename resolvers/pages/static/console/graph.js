@@ -1,85 +1,172 @@
-// The facts around one fact, drawn as a small SVG: its entities beside it, the facts sharing
-// each entity fanned out behind that entity, its supersede neighbours above and below.
-// Every node is a link (keyboard-focusable) to its own page.
+// The facts around one fact, drawn as SVG: the fact, its entities, the facts sharing each
+// entity, and its supersede neighbours, laid out left to right by dagre (vendor/, served by
+// factgraph itself). Every label is a box of its own size, wrapped to the width there is, and
+// dagre keeps boxes apart, so no two labels overlap; the drawing is laid out for the width it
+// is shown at (a phone's too) and drawn at its real size, never scaled down. Every node is a
+// link (keyboard-focusable) to its own page.
 
+import dagre from './vendor/dagre.esm.js';
 import {s} from './dom.js';
 
-const W = 720;
-const H = 420;
+const FONT_PX = 12;
+const SMALL_PX = 10.5;
+const LINE = 15;
+const SMALL_LINE = 13;
+const PAD_X = 7;
+const PAD_Y = 5;
+const MAX_LINES = 8;        // a neighbour's text past this many lines ends in "…" (full text in its title)
+const MAX_CENTRE_LINES = 4; // the fact itself is printed whole above the drawing
+const PER_ENTITY = 8;       // facts drawn behind one entity; the rest are on the entity's page
+const MIN_FACT_W = 100;
+const MAX_FACT_W = 240;
+const MAX_ENTITY_W = 150;
 
-function short(text, n = 26) {
-  const t = String(text || '');
-  return t.length > n ? `${t.slice(0, n - 1)}…` : t;
+let measurer = null;
+
+/** Width in px of `text` at `px` in the page's font. */
+function measure(text, px, bold) {
+  if (!measurer) measurer = document.createElement('canvas').getContext('2d');
+  const family = getComputedStyle(document.documentElement).fontFamily || 'sans-serif';
+  measurer.font = `${bold ? '600 ' : ''}${px}px ${family}`;
+  return measurer.measureText(text).width;
 }
 
-function clamp(v, lo, hi) { return Math.max(lo, Math.min(hi, v)); }
+/** `text` broken into lines no wider than `width` (a word too long for one is cut); past
+ * `max` lines the last ends in "…". Returns {lines, cut}. */
+export function wrap(text, width, max = MAX_LINES, px = FONT_PX, bold = false) {
+  const fits = (t) => measure(t, px, bold) <= width;
+  const lines = [];
+  let current = '';
+  const words = String(text || '').split(/\s+/).filter(Boolean);
+  for (let word of words) {
+    const candidate = current ? `${current} ${word}` : word;
+    if (fits(candidate)) { current = candidate; continue; }
+    if (current) lines.push(current);
+    current = '';
+    while (!fits(word)) {  // a word wider than the box: cut it where it fills a line
+      let n = word.length - 1;
+      while (n > 1 && !fits(word.slice(0, n))) n -= 1;
+      lines.push(word.slice(0, n));
+      word = word.slice(n);
+    }
+    current = word;
+  }
+  if (current) lines.push(current);
+  if (lines.length <= max) return {lines, cut: false};
+  const kept = lines.slice(0, max);
+  let last = kept[max - 1];
+  while (last && !fits(`${last}…`)) last = last.slice(0, -1);
+  kept[max - 1] = `${last}…`;
+  return {lines: kept, cut: true};
+}
 
-function nodeLink(href, x, y, kind, label, full) {
-  return s('a', {href, class: `g-node g-${kind}`, 'aria-label': `${kind}: ${full}`},
-    s('title', {}, full),
-    kind === 'entity'
-      ? s('rect', {x: x - 9, y: y - 9, width: 18, height: 18, rx: 4})
-      : s('circle', {cx: x, cy: y, r: kind === 'centre' ? 14 : 9}),
-    s('text', {x, y: y + (kind === 'centre' ? 30 : 24), 'text-anchor': 'middle'}, short(label)));
+/** A node's box: its lines of text (with a smaller first line, `note`, if any). */
+function box(kind, href, full, lines, note, width) {
+  const height = PAD_Y * 2 + lines.length * LINE + (note ? SMALL_LINE : 0);
+  return {kind, href, full, lines, note, width, height};
+}
+
+function drawNode(node, layout) {
+  const x = layout.x - node.width / 2;
+  const y = layout.y - node.height / 2;
+  let baseline = y + PAD_Y;
+  const texts = [];
+  if (node.note) {
+    baseline += SMALL_LINE;
+    texts.push(s('text', {x: x + PAD_X, y: baseline - 3, class: 'g-note'}, node.note));
+  }
+  node.lines.forEach((line) => {
+    baseline += LINE;
+    texts.push(s('text', {x: x + PAD_X, y: baseline - 4}, line));
+  });
+  return s('a', {href: node.href, class: `g-node g-${node.kind}`, 'aria-label': `${node.kind === 'centre' ? 'this fact' : node.kind}: ${node.full}`},
+    s('title', {}, node.full),
+    s('rect', {x, y, width: node.width, height: node.height, rx: node.kind === 'entity' ? 10 : 5}),
+    ...texts);
 }
 
 /**
- * `centre`: the fact; `refs`: its NeighbourRefs; `facts`: id -> fact for the referenced facts.
- * Returns an <svg> element.
+ * `centre`: the fact; `refs`: its NeighbourRefs; `facts`: id -> fact for the referenced facts;
+ * `names`: entity id -> display name; `width`: the px the drawing may take.
+ * Returns an <svg> element, `width` wide or less (wider only where a box would fall below
+ * its least readable width).
  */
-export function drawNeighbourhood(centre, refs, facts) {
-  const cx = W / 2;
-  const cy = H / 2;
-  const edges = s('g', {class: 'g-edges'});
-  const nodes = s('g', {class: 'g-nodes'});
+export function drawNeighbourhood(centre, refs, facts, names, width) {
   const entityRefs = refs.filter((r) => r.edgeType === 'MENTIONS' && r.relation !== 'shares_entity');
   const entityIds = [...new Set([...entityRefs.map((r) => r.id), ...refs.filter((r) => r.via).map((r) => r.via)])];
-  const place = new Map();
-  entityIds.forEach((id, i) => {
-    const angle = Math.PI + (2 * Math.PI * i) / Math.max(entityIds.length, 1);
-    place.set(id, {x: cx + 150 * Math.cos(angle), y: cy + 110 * Math.sin(angle), angle});
-  });
-  const line = (a, b, cls, label) => edges.append(s('line', {x1: a.x, y1: a.y, x2: b.x, y2: b.y, class: cls},
-    label ? s('title', {}, label) : null));
-  for (const [id, p] of place) {
-    const ref = entityRefs.find((r) => r.id === id);
-    line({x: cx, y: cy}, p, 'g-mentions', ref ? ref.relation : 'shared entity');
+  const chain = refs.filter((r) => r.edgeType === 'SUPERSEDES' && facts.has(r.id));
+  const chainIds = new Set(chain.map((r) => r.id));
+  const nameOf = (id) => names.get(id) || id.replace(/^entity:/, '');
+  const roleOf = (id) => [...new Set(entityRefs.filter((r) => r.id === id).map((r) => r.relation))].join(' & ') || 'entity';
+
+  // Column widths for three columns (the fact | its entities and versions | the facts
+  // sharing an entity), so the text is laid out at the width it is shown at.
+  const narrow = width < 560;
+  const ranksep = narrow ? 18 : 36;
+  const margin = 4;
+  const inner = (w) => w - PAD_X * 2 - 2;  // 2 px to spare: canvas and SVG may differ a hair
+  const entityW = Math.min(MAX_ENTITY_W, PAD_X * 2 + 2 + Math.ceil(Math.max(40,
+    ...entityIds.map((id) => Math.max(measure(nameOf(id), FONT_PX, true), measure(roleOf(id), SMALL_PX))))));
+  const free = width - 2 * margin - 2 * ranksep - 2 - (chain.length ? 0 : entityW);
+  const factW = Math.floor(Math.max(MIN_FACT_W, Math.min(MAX_FACT_W, free / (chain.length ? 3 : 2))));
+
+  const g = new dagre.graphlib.Graph();
+  g.setGraph({rankdir: 'LR', nodesep: 8, ranksep, marginx: margin, marginy: margin});
+  g.setDefaultEdgeLabel(() => ({}));
+  const nodes = new Map();
+  const add = (id, node) => { nodes.set(id, node); g.setNode(id, {width: node.width, height: node.height}); };
+  const edges = [];
+  const link = (from, to, kind, title) => { g.setEdge(from, to); edges.push({from, to, kind, title}); };
+
+  const centreId = `fact:${centre.id}`;
+  add(centreId, box('centre', `#/fact/${encodeURIComponent(centre.id)}`, centre.text,
+    wrap(centre.text, inner(factW), MAX_CENTRE_LINES, FONT_PX, true).lines, 'this fact', factW));
+  for (const id of entityIds) {
+    const name = nameOf(id);
+    add(id, box('entity', `#/entity/${encodeURIComponent(id)}`, name,
+      wrap(name, inner(entityW), 2, FONT_PX, true).lines, roleOf(id), entityW));
+    link(centreId, id, 'mentions', roleOf(id));
   }
-  // Facts sharing an entity: a fan on the far side of that entity.
+  for (const ref of chain) {
+    const f = facts.get(ref.id);
+    const how = ref.relation.replace('_', ' ');
+    add(`fact:${ref.id}`, box('chain', `#/fact/${encodeURIComponent(ref.id)}`, `${how}: ${f.text}`,
+      wrap(f.text, inner(factW)).lines, how, factW));
+    link(centreId, `fact:${ref.id}`, 'supersedes', how);
+  }
+  // Facts sharing an entity, behind that entity; one sharing two is drawn once, linked to both.
   const byVia = new Map();
-  for (const ref of refs.filter((r) => r.relation === 'shares_entity' && r.via && facts.has(r.id))) {
+  for (const ref of refs.filter((r) => r.relation === 'shares_entity' && r.via && facts.has(r.id) && !chainIds.has(r.id))) {
     if (!byVia.has(ref.via)) byVia.set(ref.via, []);
     if (!byVia.get(ref.via).includes(ref.id)) byVia.get(ref.via).push(ref.id);
   }
-  const drawnFacts = new Set();
   for (const [via, ids] of byVia) {
-    const e = place.get(via);
-    if (!e) continue;
-    const shown = ids.filter((id) => !drawnFacts.has(id)).slice(0, 6);
-    shown.forEach((id, j) => {
-      const spread = shown.length === 1 ? 0 : (j / (shown.length - 1) - 0.5) * 1.6;
-      const a = e.angle + spread;
-      const p = {x: clamp(e.x + 120 * Math.cos(a), 40, W - 40), y: clamp(e.y + 95 * Math.sin(a), 20, H - 40)};
-      drawnFacts.add(id);
-      line(e, p, 'g-shares', 'mentions');
-      const f = facts.get(id);
-      nodes.append(nodeLink(`#/fact/${encodeURIComponent(id)}`, p.x, p.y, 'fact', f.text, f.text));
+    if (!nodes.has(via)) continue;
+    ids.slice(0, PER_ENTITY).forEach((id) => {
+      const key = `fact:${id}`;
+      if (!nodes.has(key)) {
+        const f = facts.get(id);
+        add(key, box('fact', `#/fact/${encodeURIComponent(id)}`, f.text, wrap(f.text, inner(factW)).lines, null, factW));
+      }
+      link(via, key, 'shares', 'mentions');
     });
+    if (ids.length > PER_ENTITY) {
+      const text = `${ids.length - PER_ENTITY} more on ${nameOf(via)}'s page`;
+      add(`more:${via}`, box('more', `#/entity/${encodeURIComponent(via)}`, text, wrap(text, inner(factW)).lines, null, factW));
+      link(via, `more:${via}`, 'shares', 'more facts');
+    }
   }
-  // The supersede chain's direct neighbours: older above, newer below.
-  const chain = refs.filter((r) => r.edgeType === 'SUPERSEDES' && facts.has(r.id));
-  chain.forEach((ref, k) => {
-    const up = ref.relation === 'supersedes';
-    const p = {x: cx + 40 * k, y: up ? 40 : H - 50};
-    line({x: cx, y: cy}, p, 'g-supersedes', ref.relation.replace('_', ' '));
-    const f = facts.get(ref.id);
-    nodes.append(nodeLink(`#/fact/${encodeURIComponent(ref.id)}`, p.x, p.y, 'chain', `${ref.relation.replace('_', ' ')}: ${f.text}`, f.text));
-  });
-  for (const [id, p] of place) {
-    const name = id.replace(/^entity:/, '');
-    nodes.append(nodeLink(`#/entity/${encodeURIComponent(id)}`, p.x, p.y, 'entity', name, name));
+  dagre.layout(g);
+
+  const edgeGroup = s('g', {class: 'g-edges'});
+  for (const e of edges) {
+    const points = g.edge(e.from, e.to).points;
+    const d = points.map((p, i) => `${i ? 'L' : 'M'}${p.x.toFixed(1)} ${p.y.toFixed(1)}`).join(' ');
+    edgeGroup.append(s('path', {d, class: `g-${e.kind}`}, s('title', {}, e.title)));
   }
-  nodes.append(nodeLink(`#/fact/${encodeURIComponent(centre.id)}`, cx, cy, 'centre', centre.text, centre.text));
-  return s('svg', {viewBox: `0 0 ${W} ${H}`, class: 'graph', role: 'group',
-    'aria-label': 'Facts sharing this fact\'s entities'}, edges, nodes);
+  const nodeGroup = s('g', {class: 'g-nodes'});
+  for (const [id, node] of nodes) nodeGroup.append(drawNode(node, g.node(id)));
+  const {width: w, height: h} = g.graph();
+  return s('svg', {viewBox: `0 0 ${Math.ceil(w)} ${Math.ceil(h)}`, width: Math.ceil(w), height: Math.ceil(h),
+    class: 'graph', role: 'group', 'aria-label': 'Facts sharing this fact\'s entities'}, edgeGroup, nodeGroup);
 }

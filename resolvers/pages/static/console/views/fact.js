@@ -1,9 +1,8 @@
 // A fact's page: what it says, its validity and status, the supersede chain as a timeline,
 // the audit trail, the facts sharing its entities as a drawing, and the actions on it.
 
-import {FACT, factsByIds, gql} from '../api.js';
+import {FACT, entityNames, factsByIds, gql} from '../api.js';
 import {h, num, when} from '../dom.js';
-import {drawNeighbourhood} from '../graph.js';
 import {confirmDialog, errorSlot, notice, showError, statusBadge, tagList, triple} from '../ui.js';
 
 const HISTORY = `query ConsoleFact($scope: String!, $id: ID!) {
@@ -151,11 +150,28 @@ export async function render(main, {arg, stale}, ctx) {
       const spo = header.querySelector('.spo');
       if (spo) spo.replaceWith(triple(fact, entities));
       const factIds = refs.filter((r) => r.edgeType === 'SUPERSEDES' || r.relation === 'shares_entity').map((r) => r.id);
-      const facts = await factsByIds(ctx.scope, factIds);
+      const entityIds = refs.filter((r) => r.edgeType === 'MENTIONS').map((r) => r.via || r.id);
+      // The drawing and its layout library load with the first fact page, not with the console.
+      const [facts, names, {drawNeighbourhood}] = await Promise.all([factsByIds(ctx.scope, factIds),
+        entityNames(ctx.scope, entityIds), import('../graph.js')]);
       if (stale()) return;
-      graphBody.replaceChildren(refs.length
-        ? drawNeighbourhood(fact, refs, facts)
-        : notice('No entities: this fact has no subject or object.'));
+      if (!refs.length) {
+        graphBody.replaceChildren(notice('No entities: this fact has no subject or object.'));
+        return;
+      }
+      // Laid out for the width it is shown at, and again when that changes (a phone turned).
+      const wrap = h('div', {class: 'graph-wrap'});
+      let drawnAt = 0;
+      const draw = () => {
+        const width = wrap.clientWidth;
+        if (!width || Math.abs(width - drawnAt) < 24) return;
+        drawnAt = width;
+        wrap.replaceChildren(drawNeighbourhood(fact, refs, facts, names, width));
+        wrap.dataset.drawnAt = String(width);  // a script that resized the window waits for it
+      };
+      graphBody.replaceChildren(wrap);
+      draw();
+      new ResizeObserver(draw).observe(wrap);
     } catch (err) {
       if (!stale()) { graphBody.replaceChildren(); showError(graphErrors, err); }
     }

@@ -1,5 +1,6 @@
 // The review queue (admin): quarantined facts oldest first, each with the reason it was held.
-// Validate or reject with a reason; the fact then leaves the queue. Live: when an agent's
+// Validate or reject with a reason; the fact then leaves the queue, and its card stays with the
+// decision beside the fact. Live: when an agent's
 // write is quarantined, the queue refreshes without a reload.
 
 import {FACT, gql} from '../api.js';
@@ -60,6 +61,15 @@ function row({fact, reason, heldAt}, scope, onDone) {
   return item;
 }
 
+/** A decided card: the outcome replaces the form, and the fact stays, so that after a few
+ * decisions each still says which fact it was about. */
+function decided(item, message) {
+  const form = item.querySelector('form.decide');
+  const outcome = h('p', {class: 'decided', role: 'status'}, message);
+  if (form) form.replaceWith(outcome); else item.append(outcome);
+  item.classList.add('done');
+}
+
 export async function render(main, {params, stale}, ctx) {
   const errors = errorSlot();
   const status = h('p', {class: 'live', role: 'status'});
@@ -79,10 +89,7 @@ export async function render(main, {params, stale}, ctx) {
       errors.replaceChildren();
       errors.classList.remove('shown');
       nextCursor = page.nextCursor;
-      const done = (item, message) => {
-        item.replaceChildren(h('p', {class: 'decided', role: 'status'}, message));
-        item.classList.add('done');
-      };
+      const done = (item, message) => decided(item, message);
       renderRow = (held) => row(held, ctx.scope, done);
       list.replaceChildren(...page.held.map(renderRow));
       if (!page.held.length) list.append(h('li', {class: 'empty'}, notice('Nothing waits for review.')));
@@ -116,9 +123,7 @@ export async function render(main, {params, stale}, ctx) {
       status.textContent = `Newly held: "${change.fact.text}"`;
     } else if (change.queue === 'LEFT' && item && !item.classList.contains('done')
         && !item.querySelector('form[aria-busy]')) {
-      item.replaceChildren(h('p', {class: 'decided', role: 'status'},
-        `Decided elsewhere: ${change.action.toLowerCase()} by ${change.actor} (${change.reason}).`));
-      item.classList.add('done');
+      decided(item, `Decided elsewhere: ${change.action.toLowerCase()} by ${change.actor} (${change.reason}).`);
     }
   }, status);
 }

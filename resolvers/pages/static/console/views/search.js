@@ -1,4 +1,6 @@
-// Search: the query with its filters; each hit shows its score and what made it.
+// Search: the query with its filters; each hit shows its score and the parts it is made of,
+// with the sum written out so that a person can add them up; or the thread of the query's
+// topic, in the order it was said.
 
 import {ApiError, FACT, gql} from '../api.js';
 import {field, h, num} from '../dom.js';
@@ -7,9 +9,10 @@ import {busy, clearErrors, dayToIso, errorSlot, factSummary, notice, showError, 
 const QUERY = `query ConsoleSearch($scope: String!, $query: String!, $options: SearchOptionsInput) {
   search(scope: $scope, query: $query, options: $options) {
     lucene
-    hits { score relevance fused importance recency decay
+    hits { score relevance fused share importance recency decay updates
       sources { list rank score }
       fact { ${FACT} } }
+    weights { relevance importance recency }
     related { reason hitId fact { ${FACT} } }
     standing { similarity fact { ${FACT} } }
   }
@@ -17,15 +20,49 @@ const QUERY = `query ConsoleSearch($scope: String!, $query: String!, $options: S
 
 const LIST_NAMES = {fulltext: 'full-text', vector: 'vector', passage: 'passage', graph: 'graph'};
 
-function bar(label, value) {
+function bar(label, value, cls) {
   const pct = Math.max(0, Math.min(100, Math.round((value || 0) * 100)));
-  return h('div', {class: 'bar'},
+  return h('div', {class: `bar ${cls || ''}`.trim()},
     h('span', {class: 'bar-label'}, label),
     h('meter', {min: 0, max: 1, value: value || 0, 'aria-label': label}),
-    h('span', {class: 'bar-value'}, `${pct}%`));
+    h('span', {class: 'bar-value'}, num(value)));
 }
 
-function hitDetails(hit, related) {
+/** score = (w1 * share + w2 * importance + w3 * recency) / (w1 + w2 + w3) * decay, written
+ * out with this hit's numbers (each rounded as shown, so the sum is good to about 0.001). */
+function scoreSum(hit, weights) {
+  const parts = [[weights.relevance, hit.share], [weights.importance, hit.importance],
+    [weights.recency, hit.recency]];
+  const total = weights.relevance + weights.importance + weights.recency;
+  const terms = parts.filter(([w]) => w !== 0)
+    .map(([w, value]) => (w === 1 ? num(value) : `${num(w)} × ${num(value)}`));
+  const own = parts.reduce((acc, [w, value]) => acc + w * value, 0) / total * hit.decay;
+  return {
+    text: `(${terms.join(' + ')}) / ${num(total)}${hit.decay === 1 ? '' : ` × ${num(hit.decay)}`} = ${num(own)}`,
+    own,
+  };
+}
+
+/** How a score is made, once above the hits: each hit then shows its own parts and sum. */
+function legend(weights, thread) {
+  const same = weights.relevance === weights.importance && weights.importance === weights.recency;
+  return h('details', {class: 'legend', open: true},
+    h('summary', {}, 'How a score is made: ', same
+      ? 'the mean of three parts'
+      : `the mean of three parts weighted ${num(weights.relevance)} / ${num(weights.importance)} / ${num(weights.recency)}`,
+    thread ? ' (a thread is listed in the order said, not by score)' : ', best first'),
+    h('dl', {},
+      h('dt', {}, 'fused share'),
+      h('dd', {}, 'how well the candidate lists (full-text, vector, passage, graph) ranked the fact: its fused '
+        + 'score as a share of the best in this search, plus a boost where the query names its subject.'),
+      h('dt', {}, 'importance'), h('dd', {}, 'its importance, 0 to 10, divided by 10.'),
+      h('dt', {}, 'recency'), h('dd', {}, '1 for a fact used just now, fading while it is not used.'),
+      h('dt', {}, 'relevance'),
+      h('dd', {}, 'shown apart, not in the score: the chance that the fact answers the query, read from the fact '
+        + 'and the query alone; a minimum score compares it.')));
+}
+
+function hitDetails(hit, related, weights, byId) {
   const found = hit.sources.length
     ? h('ul', {class: 'lists', 'aria-label': 'found by'}, hit.sources.map((src) =>
       h('li', {class: `list-${src.list}`},
@@ -41,11 +78,28 @@ function hitDetails(hit, related) {
         r.fact.turn !== null && r.fact.turn !== undefined ? h('span', {class: 'turn'}, `turn ${r.fact.turn}`) : null,
         ' ', h('a', {href: `#/fact/${encodeURIComponent(r.fact.id)}`}, r.fact.text)))))
     : null;
+  const sum = scoreSum(hit, weights);
+  const older = hit.updates ? byId.get(hit.updates) : null;
+  // The newer-first rule moved this hit above the older one it updates and gave it that
+  // hit's score: its own parts make less, and the page says so rather than hide it.
+  const moved = hit.updates
+    ? h('p', {class: 'moved'}, 'Newer first: placed above ',
+      h('a', {href: `#/fact/${encodeURIComponent(hit.updates)}`}, older ? older.text : 'the fact it updates'),
+      `, which it updates (a later statement of the same subject that says what changed), with its score ${num(hit.score)}.`)
+    : null;
   return h('div', {class: 'why'},
-    h('p', {class: 'score'}, h('strong', {}, 'score '), h('span', {class: 'score-value'}, num(hit.score)),
-      h('span', {class: 'hint'}, ` fused ${num(hit.fused)} · decay ${num(hit.decay)}`)),
-    h('div', {class: 'bars'}, bar('relevance', hit.relevance), bar('importance', hit.importance),
-      bar('recency', hit.recency)),
+    h('p', {class: 'score'}, h('strong', {}, 'score '), h('span', {class: 'score-value'}, num(hit.score))),
+    h('div', {class: 'parts', role: 'group', 'aria-label': 'what the score is made of'},
+      h('div', {class: 'bars'},
+        bar('fused share', hit.share, 'part'), bar('importance', hit.importance, 'part'),
+        bar('recency', hit.recency, 'part')),
+      h('p', {class: 'sum'}, h('span', {class: 'visually-hidden'}, 'score '),
+        h('code', {}, sum.text), moved ? ' from its own parts' : '',
+        h('span', {class: 'hint'}, ` · fused ${num(hit.fused)}`)),
+      moved),
+    h('div', {class: 'apart'},
+      bar('relevance', hit.relevance, 'relevance'),
+      h('span', {class: 'hint'}, 'not in the score')),
     found,
     relatedList('Turn window', turns),
     relatedList('Sharing tags', tags));
@@ -67,7 +121,11 @@ export async function render(main, {params, stale}, ctx) {
       h('div', {class: 'field check'},
         h('input', {type: 'checkbox', id: 'include-quarantined', name: 'quarantined',
           checked: params.get('quarantined') === '1'}),
-        h('label', {for: 'include-quarantined'}, 'Include quarantined'))));
+        h('label', {for: 'include-quarantined'}, 'Include quarantined')),
+      h('div', {class: 'field check'},
+        h('input', {type: 'checkbox', id: 'thread', name: 'thread', checked: params.get('thread') === '1',
+          title: 'The facts that bear on the topic most, from a deeper pool, oldest first'}),
+        h('label', {for: 'thread'}, 'Thread, in the order said'))));
   const errors = errorSlot();
   const results = h('section', {class: 'results', 'aria-label': 'Search results', 'aria-live': 'polite'});
   main.append(h('h1', {}, 'Search'), form, errors, results);
@@ -81,6 +139,7 @@ export async function render(main, {params, stale}, ctx) {
       if (value) next.set(name, value);
     }
     if (form.elements.quarantined.checked) next.set('quarantined', '1');
+    if (form.elements.thread.checked) next.set('thread', '1');
     ctx.navigate(`#/search?${next}`);
   });
 
@@ -105,6 +164,7 @@ export async function render(main, {params, stale}, ctx) {
     includeQuarantined: params.get('quarantined') === '1',
     prevTurns: turns,
     nextTurns: turns,
+    thread: params.get('thread') === '1',
   };
   results.append(notice('Searching…'));
   await busy(form, async () => {
@@ -112,7 +172,8 @@ export async function render(main, {params, stale}, ctx) {
     try {
       const data = await gql(QUERY, {scope: ctx.scope, query: params.get('q'), options});
       if (stale()) return;
-      const {hits, related, standing} = data.search;
+      const {hits, related, standing, weights} = data.search;
+      const byId = new Map(hits.map((hit) => [hit.fact.id, hit.fact]));
       // The standing instructions and preferences that bear on the query, above the hits: an
       // agent puts them in its prompt whatever it finds.
       const standingList = standing.length
@@ -121,11 +182,15 @@ export async function render(main, {params, stale}, ctx) {
           h('ol', {class: 'hits'}, standing.map((s) => h('li', {class: 'hit'},
             factSummary(s.fact, h('p', {class: 'hint'}, `similarity ${num(s.similarity)}`))))))
         : null;
+      const what = options.thread
+        ? `${hits.length} fact${hits.length === 1 ? '' : 's'} of the thread, in the order said (oldest first), in scope `
+        : `${hits.length} hit${hits.length === 1 ? '' : 's'}, best first, in scope `;
       results.replaceChildren(standingList || '',
-        h('p', {class: 'summary'}, `${hits.length} hit${hits.length === 1 ? '' : 's'} in scope `,
+        h('p', {class: 'summary'}, what,
           h('code', {}, ctx.scope), ' · full-text query ', h('code', {}, data.search.lucene)),
-        hits.length ? h('ol', {class: 'hits'}, hits.map((hit) => h('li', {class: 'hit'},
-          factSummary(hit.fact, hitDetails(hit, related.filter((r) => r.hitId === hit.fact.id))))))
+        hits.length ? legend(weights, options.thread) : null,
+        hits.length ? h('ol', {class: options.thread ? 'hits thread' : 'hits'}, hits.map((hit) => h('li', {class: 'hit'},
+          factSummary(hit.fact, hitDetails(hit, related.filter((r) => r.hitId === hit.fact.id), weights, byId)))))
           : notice('Nothing found.'));
     } catch (err) {
       if (stale()) return;
