@@ -12,6 +12,7 @@ import inspect
 import re
 from pathlib import Path
 
+from factgraph.cli import build_parser
 from graph.memory import Memory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,3 +60,12 @@ def test_the_python_api_page_lists_every_operation_of_memory() -> None:
     }
     assert "remember" in listed and "recall" in operations
     assert sorted(listed) == sorted(operations)
+
+
+def test_the_readme_names_every_command_of_the_command_line() -> None:
+    parser, _ = build_parser()
+    (commands,) = [a.choices for a in parser._subparsers._group_actions]  # type: ignore[union-attr]
+    assert isinstance(commands, dict)
+    line = README.read_text().split("**Command line**: `factgraph ", 1)[1].split("`", 1)[0]
+    listed = [name.strip() for name in line.split("|")]
+    assert sorted(listed) == sorted(commands)
