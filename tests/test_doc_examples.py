@@ -353,6 +353,22 @@ def test_the_mcp_page_lists_every_tool_and_what_search_answers(site: Site, scope
     assert set(answer["standing"][0]) == brief | documented_fields(row, "standing")
 
 
+def test_the_mcp_page_lists_the_tools_of_each_knowledge_graph_tool_set(
+    site: Site, scope: str
+) -> None:
+    page = (ROOT / "docs" / "mcp.md").read_text()
+    table = page.split("| tool set | stdio | HTTP | tools |", 1)[1].split("\n\n", 1)[0]
+    for row in table.splitlines()[2:]:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        path = re.match(r"`(/mcp[\w/-]*)`", cells[2])
+        assert path is not None, row
+        if path[1] == "/mcp":
+            continue  # "the tools above": test_the_mcp_page_lists_every_tool_...
+        listed = re.findall(r"`(\w+)`", cells[3].split(";")[0])
+        offered = mcp_tools(f"{site.url}{path[1]}", {"X-Scope": scope})
+        assert sorted(offered) == sorted(listed), path[1]
+
+
 def test_the_rest_page_names_the_fields_of_a_search_answer(site: Site, scope: str) -> None:
     page = " ".join((ROOT / "docs" / "rest.md").read_text().split())
     said = re.search(r"It answers `\{results: \[\{memory: \{([^}]*)\}, ([^}]*)\}\], related", page)
