@@ -333,14 +333,16 @@ def mcp_rows() -> dict[str, str]:
 
 def test_the_mcp_page_lists_every_tool_and_what_search_answers(site: Site, scope: str) -> None:
     rows = mcp_rows()
-    assert mcp_tools(f"{site.url}/mcp", {"X-Scope": scope}) == list(rows)  # admin on loopback
+    offered = mcp_tools(f"{site.url}/mcp", {"X-Scope": scope})  # an admin's, on loopback
+    assert sorted(offered) == sorted(rows)
 
     async def search(session: ClientSession) -> dict[str, Any]:
         fact = {"text": "Always answer in French", "session_id": "s1", "turn": 1, "tags": ["x"]}
         later = {**fact, "text": "Jon is three years old", "turn": 2}
         await session.call_tool("remember_many", {"facts": [fact, later]})
         found = await session.call_tool(
-            "search", {"query": "what language to answer in", "top_k": 1, "next_turns": 1}
+            "search",
+            {"query": "what language to answer in", "top_k": 1, "prev_turns": 1, "next_turns": 1},
         )
         return ok(found)
 
