@@ -12,6 +12,8 @@ import inspect
 import re
 from pathlib import Path
 
+from graphql import build_schema
+
 from factgraph.cli import build_parser
 from graph.memory import Memory
 
@@ -94,3 +96,14 @@ def test_the_readme_names_every_command_of_the_command_line() -> None:
     line = README.read_text().split("**Command line**: `factgraph ", 1)[1].split("`", 1)[0]
     listed = [name.strip() for name in line.split("|")]
     assert sorted(listed) == sorted(commands)
+
+
+def test_the_operations_the_readme_names_for_graphql_are_in_the_schema() -> None:
+    said = (
+        README.read_text().split("**GraphQL** at `/graphql`", 1)[1].split("the review queue", 1)[0]
+    )
+    named = set(re.findall(r"`(\w+)`", said))
+    schema = build_schema((ROOT / "schema.graphql").read_text())
+    roots = [t for t in (schema.query_type, schema.mutation_type) if t is not None]
+    assert {"remember", "search", "history"} <= named
+    assert named <= {name for root in roots for name in root.fields}
