@@ -38,10 +38,9 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     )
     required = auth_required(settings.auth, settings.host)  # refuses auth=off on a public bind
     ensure_neo4j(settings)
-    print(
-        f"factgraph: GraphQL (GraphiQL in a browser) at http://{settings.host}:{settings.port}/graphql",
-        file=sys.stderr,
-    )
+    base = f"http://{settings.host}:{settings.port}"
+    print(f"factgraph: GraphQL (GraphiQL in a browser) at {base}/graphql", file=sys.stderr)
+    print(f"factgraph: console (search, timeline, review) at {base}/console", file=sys.stderr)
     print(f"factgraph: {describe_auth(required, settings.host)}", file=sys.stderr)
     setup_logging(args.log_level, settings.log_format)
     otel.install_from_env(os.environ)  # OTEL_EXPORTER_OTLP_ENDPOINT etc., with factgraph[otel]

@@ -16,7 +16,10 @@ from graph.storage.db import Database
 from graph.write.facts import FactInput
 from tests.cli_helpers import cli_env, factgraph
 
-COMMANDS = ["serve", "neo4j", "schema", "import", "export", "embed", "reembed", "stats"]
+COMMANDS = [
+    *("serve", "neo4j", "schema", "import", "export", "embed", "reembed", "stats"),
+    *("drop-scope", "mark-standing", "consolidate", "keys", "mcp"),
+]
 
 
 @pytest.fixture
@@ -133,6 +136,7 @@ def test_stats_counts_facts_per_scope_and_status_and_shows_index_states(
 
     stats = json.loads(factgraph(env, "stats", "--scope", scope, "--json").stdout)
     text = factgraph(env, "stats", "--scope", scope).stdout
+    every_index = factgraph(env, "stats", "--scope", scope, "--indexes").stdout
 
     assert stats["facts"] == {scope: {"active": 2, "forgotten": 1}}
     assert stats["embedders"] == {embedder.id: 3}
@@ -141,6 +145,31 @@ def test_stats_counts_facts_per_scope_and_status_and_shows_index_states(
     vector_index = vector_shards.index_of(scope, memory.db.server_version.in_index_filters)
     assert states[vector_index] == states["fact_fulltext"] == "ONLINE"
     assert f"{scope}" in text and "active 2" in text
+    # The counts lead; the indexes are one line unless asked for (sixty lines and more).
+    assert text.splitlines()[:2] == [
+        "facts per scope and status:",
+        f"  {scope:32} {3:>9}  (active 2, forgotten 1)",
+    ]
+    assert vector_index not in text and "--indexes lists them" in text
+    assert len(text.splitlines()) < 15
+    assert f"  {vector_index:32} " in every_index and "fact_fulltext" in every_index
+
+
+def test_drop_scope_erases_a_scope_to_start_it_afresh_and_asks_for_yes_first(
+    env: dict[str, str], memory: Memory, scope: str, other_scope: str
+) -> None:
+    seed(memory, scope, ["Maria sings", "Maria swims"])
+    seed(memory, other_scope, ["Jon sings"])
+
+    asked = factgraph(env, "drop-scope", scope, check=1)
+    assert "would erase" in asked.stdout and "2 facts" in asked.stdout and "--yes" in asked.stdout
+    assert count(memory.db, scope) == 2
+
+    dropped = factgraph(env, "drop-scope", scope, "--yes").stdout
+    assert f"erased scope {scope!r}: 2 facts" in dropped
+    assert count(memory.db, scope) == 0
+    assert memory.db.read("stats_entities", {"scopes": [scope]}) == []  # its entities too
+    assert count(memory.db, other_scope) == 1
 
 
 def test_schema_status_lists_every_index_and_its_state(env: dict[str, str], db: Database) -> None:

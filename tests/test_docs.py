@@ -12,6 +12,9 @@ import inspect
 import re
 from pathlib import Path
 
+from graphql import build_schema
+
+from factgraph.cli import build_parser
 from graph.memory import Memory
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,11 +29,36 @@ def test_the_readme_is_at_most_250_lines() -> None:
     assert len(README.read_text().splitlines()) <= 250
 
 
-def test_every_relative_link_of_the_readme_reaches_a_file() -> None:
-    targets = [t for t in LINK.findall(README.read_text()) if "://" not in t]
-    assert targets, "the README links onward to the documentation"
-    missing = [t for t in targets if not (ROOT / t.split("#")[0]).exists()]
-    assert missing == []
+def pages() -> list[Path]:
+    """The Markdown a reader opens: the README and every page of docs/."""
+    return [README, *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def anchors(page: Path) -> set[str]:
+    """A page's heading anchors, as MkDocs and repository hosts make them, and explicit ids."""
+    found = set(re.findall(r"\{#([\w-]+)\}", page.read_text()))
+    for heading in re.findall(r"^#+ (.+?)(?: \{#[\w-]+\})?$", page.read_text(), re.MULTILINE):
+        words = re.sub(r"[^\w\s-]", "", heading).strip().lower()
+        found |= {re.sub(r"[-\s]+", "-", words), words.replace(" ", "-")}
+    return found
+
+
+def test_every_relative_link_reaches_a_file_both_on_the_site_and_in_the_repository() -> None:
+    """Relative to the page itself, as a repository host and an editor resolve it; the site's
+    build sends links to files it renders as pages of its own (bench/README.md, bench/results/,
+    schema.graphql, openapi.json) to those pages (docs/hooks/generated_pages.py)."""
+    broken = []
+    for page in pages():
+        targets = [t for t in LINK.findall(page.read_text()) if "://" not in t]
+        for target in targets:
+            path, _, anchor = target.partition("#")
+            file = (page.parent / path).resolve() if path else page
+            if not file.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+            elif anchor and file.suffix == ".md" and anchor not in anchors(file):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert len(pages()) > 20
+    assert broken == []
 
 
 def test_every_setting_read_by_the_code_has_a_row_in_the_configuration_table() -> None:
@@ -59,3 +87,23 @@ def test_the_python_api_page_lists_every_operation_of_memory() -> None:
     }
     assert "remember" in listed and "recall" in operations
     assert sorted(listed) == sorted(operations)
+
+
+def test_the_readme_names_every_command_of_the_command_line() -> None:
+    parser, _ = build_parser()
+    (commands,) = [a.choices for a in parser._subparsers._group_actions]  # type: ignore[union-attr]
+    assert isinstance(commands, dict)
+    line = README.read_text().split("**Command line**: `factgraph ", 1)[1].split("`", 1)[0]
+    listed = [name.strip() for name in line.split("|")]
+    assert sorted(listed) == sorted(commands)
+
+
+def test_the_operations_the_readme_names_for_graphql_are_in_the_schema() -> None:
+    said = (
+        README.read_text().split("**GraphQL** at `/graphql`", 1)[1].split("the review queue", 1)[0]
+    )
+    named = set(re.findall(r"`(\w+)`", said))
+    schema = build_schema((ROOT / "schema.graphql").read_text())
+    roots = [t for t in (schema.query_type, schema.mutation_type) if t is not None]
+    assert {"remember", "search", "history"} <= named
+    assert named <= {name for root in roots for name in root.fields}

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
+
 from tests.conftest import GraphQLClient, lives_in
 
 FACT_FIELDS = "id text status validFrom validTo expiredAt"
@@ -127,6 +129,25 @@ def test_operations_on_unknown_or_wrong_state_facts_say_why(gql: GraphQLClient, 
         'query($s: String!) { neighbours(scope: $s, k: 500, text: "x") { cosine } }', s=scope
     )
     assert body["errors"][0]["extensions"]["field"] == "k"
+
+
+def test_the_history_of_an_unknown_id_is_not_found_as_in_rest(
+    gql: GraphQLClient, http: httpx.Client, scope: str
+) -> None:
+    body = gql('query($s: String!) { history(scope: $s, id: "nope") { id } }', s=scope)
+    assert body["errors"][0]["extensions"]["code"] == "NOT_FOUND"
+    assert body["data"] == {"history": None}
+    rest = http.get("/api/v1/memories/nope/history", headers={"X-Scope": scope})
+    assert (rest.status_code, rest.json()["error"]["code"]) == (404, "NOT_FOUND")
+    # A known fact not yet true at asOf has an empty chain then, not an error.
+    known = remember(gql, scope, {"text": "Jon plays chess"})["fact"]["id"]
+    before = gql.data(
+        'query($s: String!, $id: ID!) { history(scope: $s, id: $id, asOf: "2001-01-01T00:00:00Z")'
+        " { id } }",
+        s=scope,
+        id=known,
+    )
+    assert before == {"history": []}
 
 
 def test_the_pipeline_switch_reaches_graphql(gql: GraphQLClient, scope: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -28,7 +29,9 @@ from graph.storage.schema import (
     other_models,
     vector_dimensions,
 )
+from resolvers.graphql.graphiql import DEFAULT_QUERY
 from resolvers.graphql.schema import print_schema
+from tests.conftest import GraphQLClient
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -117,6 +120,15 @@ def test_graphiql_loads_its_assets_from_the_service_not_a_cdn(http: httpx.Client
         response = http.get(asset)
         assert response.status_code == 200, asset
         assert len(response.content) > 500, asset
+
+
+def test_graphiql_opens_on_a_factgraph_query_that_runs(
+    http: httpx.Client, gql: GraphQLClient
+) -> None:
+    page = http.get("/graphql", headers={"Accept": "text/html"}).text
+    assert f"defaultQuery: {json.dumps(DEFAULT_QUERY)}" in page
+    data = gql.data(DEFAULT_QUERY)
+    assert data["health"]["ok"] is True and isinstance(data["search"]["hits"], list)
 
 
 def test_the_neo4j_browser_style_sheet_captions_facts_by_text_and_colours_them_by_status(

@@ -4,7 +4,8 @@ Its two bash blocks (GraphQL with curl, then REST) run with bash against a real 
 on a free port); only the port and the scope change: GraphQL's `quickstart` scope becomes the
 test's scope, and the server's FACTGRAPH_DEFAULT_SCOPE (what REST uses when no scope is sent)
 another fresh one. Each block prints three answers (remember, search, history) and passes the
-superseding write's answer through stderr; all are checked.
+superseding write's answer through stderr; all are checked. Run twice, the GraphQL block
+answers what its comment says of a rerun, and the README's `drop-scope` line starts it afresh.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from typing import Any
 
 import pytest
 
+from graph.config import Settings
 from graph.memory import Memory
 from resolvers.app import create_app
+from tests.cli_helpers import cli_env
 from tests.live_server import serve
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -87,6 +90,31 @@ def test_graphql_quickstart(service: str, scope: str) -> None:
         ("Alice works at Globex", "ACTIVE"),
     ]
     assert chain[0]["validTo"] is not None and chain[1]["validTo"] is None
+
+
+def test_a_rerun_supersedes_as_the_comment_says_and_drop_scope_starts_afresh(
+    service: str, scope: str, settings: Settings, tmp_path: Path
+) -> None:
+    graphql = quickstart_blocks()[0]
+    run(graphql, service, scope)
+    (again, _, history), _ = run(graphql, service, scope)
+    assert 'on a rerun "SUPERSEDE"' in graphql
+    assert again["data"]["remember"]["kind"] == "SUPERSEDE"
+    assert len(history["data"]["history"]) > 2
+
+    afresh = re.search(r"`(\.venv/bin/factgraph drop-scope quickstart --yes)`", README.read_text())
+    assert afresh is not None
+    done = subprocess.run(
+        ["bash", "-c", afresh[1].replace("quickstart", scope)],
+        cwd=README.parent,
+        env=cli_env(settings, tmp_path / "home"),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (first, _, _), _ = run(graphql, service, scope)
+    assert first["data"]["remember"]["kind"] == "INSERT"
 
 
 def test_rest_quickstart(service: str, memory: Memory, other_scope: str) -> None:

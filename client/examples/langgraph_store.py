@@ -1,6 +1,6 @@
 """A LangGraph graph whose node writes and reads long-term memory in factgraph, then LangMem's
 tools on the same store. Needs a running service (`make run`, or FACTGRAPH_URL) and
-`pip install './client[langgraph]' langmem`. No LLM: the node and the tool calls are plain code.
+`pip install './client[langmem]'`. No LLM: the node and the tool calls are plain code.
 
     FACTGRAPH_URL=http://127.0.0.1:8000 python client/examples/langgraph_store.py
 """

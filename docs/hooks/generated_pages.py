@@ -3,10 +3,15 @@
 The schema reference comes from `schema.graphql` (itself generated from the code) and the
 benchmark pages from `bench/README.md` and `bench/results/`, so the site never holds a hand-made
 copy that could drift. A broken link inside them fails `mkdocs build --strict` like any page.
+
+The pages of docs/ link the files themselves (`../bench/README.md#...`, `../schema.graphql`),
+which is what a reader of the Markdown on a repository host or in an editor can open; the site
+sends those links to its own rendering of them (`on_page_markdown`).
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
@@ -30,6 +35,7 @@ from graphql import (
 )
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
+from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PAGE = "reference/schema.md"
@@ -52,6 +58,41 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
             uri = f"{RESULTS_DIR}/{result.name}"
             files.append(File.generated(config, uri, abs_src_path=str(result)))
     return files
+
+
+# A file of the repository (relative to its root) -> the site's page rendering it.
+SITE_PAGES = {
+    "bench/README.md": BENCH_PAGE,
+    "schema.graphql": SCHEMA_PAGE,
+    "openapi.json": "reference/rest.md",
+}
+LINK = re.compile(r"\]\(([^)\s#]+)(#[^)\s]*)?\)")
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """A page of docs/ linking a repository file the site renders links the rendering."""
+    source = page.file.abs_src_path
+    docs = ROOT / "docs"
+    if source is None or not Path(source).is_relative_to(docs):
+        return markdown
+    here = Path(source).parent
+
+    def to_site(match: re.Match[str]) -> str:
+        target, anchor = match.group(1), match.group(2) or ""
+        if "://" in target or target.startswith(("mailto:", "/")):
+            return match.group(0)
+        path = (here / target).resolve()
+        if not path.is_relative_to(ROOT) or path.is_relative_to(docs):
+            return match.group(0)
+        name = path.relative_to(ROOT).as_posix()
+        uri = SITE_PAGES.get(name)
+        if uri is None and name.startswith("bench/results/"):
+            uri = f"{RESULTS_DIR}/{path.name}"
+        if uri is None:
+            return match.group(0)
+        return f"]({posixpath.relpath(uri, posixpath.dirname(page.file.src_uri))}{anchor})"
+
+    return LINK.sub(to_site, markdown)
 
 
 def benchmarks_page() -> str:

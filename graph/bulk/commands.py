@@ -1,4 +1,5 @@
-"""The operator's batch commands: import, export, embed --missing, reembed, mark-standing, stats.
+"""The operator's batch commands: import, export, embed --missing, reembed, mark-standing, stats,
+drop-scope.
 
 Registered on `factgraph.cli`'s parser. Heavy imports (the driver, the model) happen inside the
 handlers so `factgraph --help` stays instant. Results go to standard output (a summary, or
@@ -163,7 +164,35 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
         stats = collect(db, args.scope)
     finally:
         db.close()
-    print(json.dumps(stats.as_json(), indent=2) if args.json else stats.render())
+    print(
+        json.dumps(stats.as_json(), indent=2) if args.json else stats.render(indexes=args.indexes)
+    )
+    return 0
+
+
+def cmd_drop_scope(args: argparse.Namespace, settings: Settings) -> int:
+    """Erase a scope, to start it afresh (the quickstart run twice supersedes its own facts).
+
+    Unlike forget and purge, nothing is kept: no history, no audit trail. Without --yes it
+    only says what it would erase.
+    """
+    from graph.bulk.autocommit import delete_scope
+    from graph.bulk.stats import collect
+    from graph.platform.neo4j_start import ensure_neo4j
+    from graph.storage.db import Database
+
+    ensure_neo4j(settings)
+    db = Database(settings)
+    try:
+        held = collect(db, [args.scope]).facts.get(args.scope, {})
+        what = f"scope {args.scope!r}: {sum(held.values())} facts"
+        if not args.yes:
+            print(f"would erase {what}, with their history and audit trail; add --yes to do it")
+            return 1
+        delete_scope(db, args.scope)
+    finally:
+        db.close()
+    print(f"erased {what}")
     return 0
 
 
@@ -310,8 +339,24 @@ def register(
         "stats",
         help="facts per scope and status, entities, vectors, index states",
         description="What the database holds: facts per scope and status, entities and tags "
-        "per scope, vectors per model, and every index's state.",
+        "per scope, vectors per model, and how many indexes are in each state (--indexes: "
+        "every index's state; an index that is not ONLINE is always named).",
     )
     p.add_argument("--scope", action="append", help=scopes_help)
+    p.add_argument("--indexes", action="store_true", help="list every index and its state")
     p.add_argument("--json", action="store_true", help="print as JSON")
     handlers["stats"] = cmd_stats
+
+    p = sub.add_parser(
+        "drop-scope",
+        help="erase a scope and everything in it (start it afresh)",
+        description="Delete every fact, entity, tag, context and audit event of one scope, in "
+        "bounded transactions. Nothing is kept (forget and purge keep history or an audit "
+        "line): use it to start a scope afresh, e.g. the quickstart's. Without --yes it only "
+        "says what it would erase.",
+        epilog="example:\n  factgraph drop-scope quickstart --yes",
+        formatter_class=raw,
+    )
+    p.add_argument("scope", help="the scope to erase")
+    p.add_argument("--yes", action="store_true", help="erase it (without: only say what)")
+    handlers["drop-scope"] = cmd_drop_scope

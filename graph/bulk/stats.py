@@ -1,12 +1,13 @@
 """`factgraph stats`: what the database holds, per scope, and whether its indexes are usable.
 
-An operator checks this after an import or before a migration: facts per scope and status,
+An operator checks this after an import or before a migration: facts per scope and status (first),
 entities and tags per scope, which models the vectors come from (and how many facts still lack
 one), and the state of every index with the vector index's dimension.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -29,7 +30,10 @@ class Stats:
         data["indexes"] = [asdict(i) for i in self.indexes]
         return data
 
-    def render(self) -> str:
+    def render(self, *, indexes: bool = False) -> str:
+        """What a person asks first (facts per scope and status) first; the indexes in one
+        line unless `indexes` (`factgraph stats --indexes`): with a vector index per shard and
+        scope, they are sixty lines and more. An index that is not ONLINE is always listed."""
         lines = ["facts per scope and status:"]
         if not self.facts:
             lines.append("  (none)")
@@ -47,8 +51,15 @@ class Stats:
             lines.append(f"  {name:32} {n:>9}")
         if self.without_vector:
             lines.append(f"  {'(none: run embed --missing)':32} {self.without_vector:>9}")
-        lines.append(f"indexes (vector index: {self.vector_dimensions} dimensions):")
+        states = Counter(index.state for index in self.indexes)
+        summary = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
+        lines.append(
+            f"indexes: {summary or 'none'} (vector index: {self.vector_dimensions} dimensions)"
+            + ("" if indexes else "; --indexes lists them")
+        )
         for index in self.indexes:
+            if not indexes and index.state == "ONLINE":
+                continue
             lines.append(
                 f"  {index.name:32} {index.type:10} {index.state:10} "
                 f"{index.population_percent:.0f}%"

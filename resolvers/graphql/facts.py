@@ -11,7 +11,7 @@ from datetime import datetime
 import strawberry
 from strawberry.types import Info
 
-from graph.errors import ValidationError
+from graph.errors import NotFound, ValidationError
 from graph.write.batch import checked_size
 from graph.write.facts import FactInput as DomainFactInput
 from resolvers.graphql.inputs import FactInput
@@ -53,12 +53,19 @@ class FactQuery:
 
     @strawberry.field(
         description="The supersede chain a fact belongs to, oldest to newest, retired rows "
-        "included; asOf keeps the rows that were already true then."
+        "included; asOf keeps the rows that were already true then. An id the scope never "
+        "held is a NOT_FOUND error, as in REST (null here, so that other fields of the same "
+        "request keep their answers)."
     )
     async def history(
         self, info: Info, scope: str, id: strawberry.ID, as_of: datetime | None = None
-    ) -> list[Fact]:
-        chain = await call(memory_for(info, scope).history, scope, str(id), as_of=as_of)
+    ) -> list[Fact] | None:
+        memory = memory_for(info, scope)
+        chain = await call(memory.history, scope, str(id), as_of=as_of)
+        # An empty chain under asOf may be a known fact not yet true then: only an id with no
+        # chain at all is unknown (REST's GET /api/v1/memories/{id}/history answers 404 too).
+        if not chain and (as_of is None or not await call(memory.history, scope, str(id))):
+            raise NotFound(f"id: no fact {str(id)!r} in this scope")
         return [Fact.from_domain(f) for f in chain]
 
     @strawberry.field(

@@ -3,10 +3,12 @@
 strawberry's GraphiQL page loads React and GraphiQL from unpkg.com; on a server without
 internet it stays at "Loading...". The same files (byte for byte, so the page's integrity
 hashes still hold) are committed under resolvers/graphql/static/graphiql and served at ASSETS_PATH.
+A first visit opens on one factgraph query (DEFAULT_QUERY) instead of GraphiQL's stock welcome.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from starlette.routing import Mount
@@ -30,6 +32,20 @@ _LOCAL = {
     ),
 }
 
+# What GraphiQL shows in a new tab: a query that runs as is and answers on an empty database.
+DEFAULT_QUERY = """# factgraph: memory for AI agents. Run it: the play button or Ctrl-Enter.
+# Every call names a scope; the quickstart (README.md) writes to "quickstart".
+# The documentation: docs/graphql.md. A web page for people: /console.
+{
+  health { ok neo4jVersion embedder }
+  search(scope: "quickstart", query: "where does Alice work?") {
+    hits { score relevance fact { id text status validFrom } }
+    standing { similarity fact { text } }
+  }
+}
+"""
+_QUERY_PROP = "query: query,"
+
 
 def offline_page(html: str) -> str:
     """strawberry's GraphiQL page with every CDN URL replaced by the local copy.
@@ -39,6 +55,9 @@ def offline_page(html: str) -> str:
     """
     for remote, name in _LOCAL.items():
         html = html.replace(remote, f"{ASSETS_PATH}/{name}")
+    if html.count(_QUERY_PROP) != 1:
+        raise RuntimeError("strawberry's GraphiQL page changed: no place for factgraph's query")
+    html = html.replace(_QUERY_PROP, f"{_QUERY_PROP} defaultQuery: {json.dumps(DEFAULT_QUERY)},")
     if "https://unpkg.com" in html:
         raise RuntimeError(
             "strawberry's GraphiQL page names unpkg.com assets factgraph does not serve; "

@@ -379,8 +379,8 @@ TOOLS: tuple[Tool, ...] = (
                     0,
                 ),
                 "min_score": _number(
-                    "Leave out results whose relevance (0-1: a result's match as a share of "
-                    "the best result's) is below this; 0 keeps all.",
+                    "Leave out results whose relevance (0-1: the chance that the result "
+                    "answers the query) is below this; 0 keeps all.",
                     0.0,
                     1.0,
                     0.0,

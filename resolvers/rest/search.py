@@ -139,8 +139,8 @@ class SearchHit(TypedDict):
     recency_score: float
     importance_score_normalized: float
     relevance_score: float
-    """0..1: the fused score as a share of the best result's (docs/search.md); what
-    `threshold` compares."""
+    """0..1: the relevance model's chance that the memory answers the query, from the memory
+    and the query alone (docs/search.md); what `threshold` compares."""
 
 
 @body_schema

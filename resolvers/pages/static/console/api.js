@@ -39,8 +39,11 @@ function headers() {
   return out;
 }
 
-/** Run a query or mutation; resolves to `data`, rejects with an ApiError in words. */
-export async function gql(query, variables = {}) {
+/**
+ * Run a query or mutation; resolves to `data`, rejects with an ApiError in words. Errors whose
+ * code is in `tolerate` only leave their field null.
+ */
+export async function gql(query, variables = {}, {tolerate = []} = {}) {
   let response;
   try {
     response = await fetch('/graphql', {
@@ -60,7 +63,8 @@ export async function gql(query, variables = {}) {
       `(${response.statusText || 'no reason given'}) without a GraphQL answer.`}]);
   }
   if (body && Array.isArray(body.errors) && body.errors.length) {
-    throw new ApiError(body.errors.map(describe));
+    const problems = body.errors.map(describe);
+    if (!(body.data && problems.every((p) => tolerate.includes(p.code)))) throw new ApiError(problems);
   }
   if (!response.ok || !body || !body.data) {
     throw new ApiError([{message: `The service answered HTTP ${response.status}.`}]);
@@ -74,7 +78,7 @@ export const FACT = `id scope partition text subject predicate object tags impor
 
 /**
  * Several facts by id in one request (aliases over `history`, which a reader may call and
- * which keeps retired rows): id -> fact, unknown ids left out. With `chains`, every row of
+ * which keeps retired rows): id -> fact, unknown ids (NOT_FOUND, their alias null) left out. With `chains`, every row of
  * each fact's supersede chain is included too (id -> [fact, id of the fact asked for]).
  */
 export async function factsByIds(scope, ids, {chains = false} = {}) {
@@ -84,7 +88,8 @@ export async function factsByIds(scope, ids, {chains = false} = {}) {
   const fields = unique.map((_, i) => `f${i}: history(scope: $scope, id: $id${i}) { ${FACT} }`).join('\n');
   const variables = {scope};
   unique.forEach((id, i) => { variables[`id${i}`] = id; });
-  const data = await gql(`query ConsoleFacts($scope: String!, ${decls}) { ${fields} }`, variables);
+  const data = await gql(`query ConsoleFacts($scope: String!, ${decls}) { ${fields} }`, variables,
+    {tolerate: ['NOT_FOUND']});
   const out = new Map();
   unique.forEach((id, i) => {
     const rows = data[`f${i}`] || [];

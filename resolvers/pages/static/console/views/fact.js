@@ -68,7 +68,8 @@ export async function render(main, {arg, stale}, ctx) {
   main.append(loading);
   let chain;
   try {
-    chain = (await gql(HISTORY, {scope: ctx.scope, id})).history;
+    // An unknown id is NOT_FOUND (history null): said below in the console's own words.
+    chain = (await gql(HISTORY, {scope: ctx.scope, id}, {tolerate: ['NOT_FOUND']})).history || [];
   } catch (err) {
     if (!stale()) { loading.remove(); showError(errors, err); }
     return;

@@ -30,7 +30,8 @@ export async function render(main, {params, stale}, ctx) {
   const errors = errorSlot();
   if (target) {
     try {
-      old = ((await gql(ONE, {scope: ctx.scope, id: target})).history || []).find((f) => f.id === target) || null;
+      const found = await gql(ONE, {scope: ctx.scope, id: target}, {tolerate: ['NOT_FOUND']});
+      old = (found.history || []).find((f) => f.id === target) || null;
     } catch (err) {
       main.append(h('h1', {}, 'Supersede'), errors);
       showError(errors, err);
