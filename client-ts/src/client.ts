@@ -158,10 +158,13 @@ export class Client {
     return data.fact;
   }
 
-  /** The supersede chain a fact belongs to, oldest first, retired versions included. */
+  /**
+   * The supersede chain a fact belongs to, oldest first, retired versions included. An unknown
+   * id throws NotFoundError: the server answers NOT_FOUND (its field is null only then).
+   */
   async history(id: string, options: CallOptions & { asOf?: string | Date } = {}): Promise<Fact[]> {
     const data = await this.send(HistoryDocument, { scope: this.scope, id, asOf: iso(options.asOf) }, options);
-    return data.history;
+    return data.history ?? [];
   }
 
   /** Active facts, newest first (valid time, then recorded time). */

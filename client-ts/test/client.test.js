@@ -177,6 +177,7 @@ describe('errors', () => {
       assert.equal(error.code, 'NOT_FOUND');
       return true;
     });
+    await assert.rejects(fg.history('f_nothing_here'), NotFoundError);
   });
 
   test('a scope is required', () => {

@@ -173,7 +173,7 @@ export type HistoryQueryVariables = Exact<{
 }>;
 
 
-export type HistoryQuery = { history: Array<{ id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> }> };
+export type HistoryQuery = { history: Array<{ id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> }> | null };
 
 export type TimelineQueryVariables = Exact<{
   scope: string;
