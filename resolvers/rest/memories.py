@@ -29,13 +29,20 @@ from graph.errors import FactgraphError, NotFound, ValidationError
 from graph.write.batch import checked_size
 from graph.write.facts import Decision, DecisionKind, Fact, FactStatus
 from graph.write.turn_fields import MAX_TURN
-from graph.write.validation import MAX_FIELD_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
+from graph.write.validation import (
+    IDENTIFIER_PATTERN,
+    MAX_FIELD_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TEXT_CHARS,
+)
 from resolvers.http.context import authorize, memory_of, rest_scope
 from resolvers.http.openapi import (
     BAD_INPUT,
     NOT_FOUND,
     SCOPE_PARAMS,
     ErrorBody,
+    Identifier,
     Param,
     Prose,
     Reply,
@@ -51,7 +58,8 @@ from resolvers.rest.search import (
     standing_json,
 )
 
-Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
+# A short field (subject, partition, session ...): no control character, as every identifier.
+Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS, pattern=IDENTIFIER_PATTERN)]
 
 
 @body_schema
@@ -62,7 +70,7 @@ class MemoryWrite(TypedDict, total=False):
     """The text (no NUL character)."""
     tags: (
         Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
+            list[Annotated[Identifier, Field(max_length=MAX_TAG_CHARS)]],
             Field(max_length=MAX_TAGS),
         ]
         | None
