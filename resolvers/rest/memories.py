@@ -312,6 +312,7 @@ def decision_json(decision: Decision) -> DecisionRecord:
     replies={
         200: Reply("Every version, oldest first.", HistoryResponse),
         404: NOT_FOUND,
+        422: BAD_INPUT,
     },
     description="The supersede chain the memory belongs to, oldest first, each version with "
     "its status and validity. Needs the `reader` role.",
@@ -322,6 +323,9 @@ async def history(request: Request) -> Response:
         authorize(request, scope, "reader")
         fact_id = request.path_params["memory_id"]
         chain = await run_in_threadpool(memory_of(request).history, scope, fact_id)
+    except ValidationError as exc:  # the fact's id is this route's `memory_id`
+        field = "memory_id" if exc.field == "id" else exc.field
+        return error_response(ValidationError(field, exc.reason))
     except FactgraphError as exc:
         return error_response(exc)
     if not chain:
