@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Required
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -58,6 +58,12 @@ from resolvers.rest.search import (
     standing_json,
 )
 
+# A JSON object whose keys, as every identifier, hold no control character (at any depth; the
+# document states it of the top level).
+Metadata = Annotated[
+    dict[str, Any],
+    WithJsonSchema({"type": "object", "propertyNames": {"pattern": IDENTIFIER_PATTERN}}),
+]
 # A short field (subject, partition, session ...): no control character, as every identifier.
 Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS, pattern=IDENTIFIER_PATTERN)]
 
@@ -79,7 +85,7 @@ class MemoryWrite(TypedDict, total=False):
     """0 to 10 (default 5)."""
     partition_id: Text | None
     """A partition of the scope (default `default`)."""
-    metadata: dict[str, Any] | None
+    metadata: Metadata | None
     """Any JSON object (at most 16 kB); `session_id` and `turn` in it place the memory in a
     conversation when the top-level fields are absent."""
     source: Text | None
