@@ -575,6 +575,12 @@ def test_control_characters_in_identifiers_are_refused_naming_the_field_on_every
         assert_refused(http.post("/v1/memories/", json=add, headers=rest), name, status=(400,))
     listed = http.get("/v1/memories/", params={"user_id": "al\x00ice"}, headers=rest)
     assert_refused(listed, "user_id", status=(400,))
+    add = {"messages": [{"role": "user", "content": "Ann keeps bees"}], "user_id": "ann"}
+    added = http.post("/v1/memories/", json={**add, "infer": False}, headers=rest)
+    memory_id = added.json()["results"][0]["id"]
+    in_place = {"metadata": {"hive": {"k\x00": 1}}}  # a change of metadata alone, written in place
+    updated = http.put(f"/v1/memories/{memory_id}/", json=in_place, headers=rest)
+    assert_refused(updated, "metadata", status=(400,))
     tools = ToolsOverHttp(server_url, "/mcp", scope)
     assert tools.failed("remember", text="x", tags=["a\x00"])["field"] == "tags"
     assert tools.failed("get", id="id\x00")["field"] == "id"

@@ -76,16 +76,16 @@ def check_tag(field: str, tag: Any) -> str:
     return check_clean(field, tag)
 
 
-def _check_keys(field: str, value: Any) -> None:
+def check_keys(field: str, value: Any) -> None:
     """Every key of a JSON object, at any depth, is clean."""
     if isinstance(value, dict):
         for key, inner in value.items():
             if isinstance(key, str):
                 check_clean(field, key)
-            _check_keys(field, inner)
+            check_keys(field, inner)
     elif isinstance(value, list):
         for inner in value:
-            _check_keys(field, inner)
+            check_keys(field, inner)
 
 
 def whole(value: Any) -> Any:
@@ -217,7 +217,7 @@ def validate(fact: FactInput) -> FactInput:
             tags.append(tag.strip())
     if not isinstance(fact.metadata, dict):
         raise ValidationError("metadata", "must be a JSON object")
-    _check_keys("metadata", fact.metadata)
+    check_keys("metadata", fact.metadata)
     try:
         encoded = json.dumps(fact.metadata, allow_nan=False)
     except (TypeError, ValueError) as exc:
