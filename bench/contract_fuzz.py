@@ -2,10 +2,12 @@
 
 Starts `factgraph serve` on a free port (or uses --url), runs schemathesis over /openapi.json
 (examples, coverage, fuzzing, stateful: sequences that follow the document's links) and over
-/graphql, each for half of --minutes, with a fixed seed so a failure reproduces, and writes
-the figures: requests, operations, failures by code (5xx, schema mismatches, ...), and the
-server's ERROR log lines. Everything it writes lands in one scope and its mem0 project's
-scopes, deleted at the end (tests/contract_hooks.py points every GraphQL `scope:` there).
+/graphql, each for 40% of --minutes, then calls every MCP tool of every tool set with
+arguments drawn from its `inputSchema` (tests/mcp_contract.py) for the rest, with fixed seeds
+so a failure reproduces, and writes the figures: requests, operations, failures by code (5xx,
+schema mismatches, ...), MCP answers by code, and the server's ERROR log lines. Everything it
+writes lands in one scope and its mem0 project's scopes, deleted at the end
+(tests/contract_hooks.py points every GraphQL `scope:` there).
 
     .venv/bin/python bench/contract_fuzz.py --minutes 10 --out bench/results/contract_fuzz.json
 """
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.serve import drop_scope, free_port, start_server
+from tests.mcp_contract import fuzz as fuzz_mcp
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
@@ -70,6 +73,34 @@ def run(target: str, scope: str, seconds: int, report: Path, *extra: str) -> dic
     figures.update(exit_code=done.returncode, seconds=round(time.monotonic() - started, 1))
     report.with_suffix(".txt").write_text(done.stdout + done.stderr)
     return figures
+
+
+MCP_PATHS = ("/mcp", "/mcp/memory", "/mcp/neo4j-memory")
+
+
+def run_mcp(base: str, scope: str, seconds: int) -> dict[str, Any]:
+    """Rounds of the MCP tools' fuzz (a new seed each) over every tool set until the time is
+    spent; a broken contract is recorded with its seed and the rounds go on."""
+    started = time.monotonic()
+    answers: Counter[str] = Counter()
+    failures: list[str] = []
+    rounds = 0
+    while time.monotonic() - started < seconds:
+        for path in MCP_PATHS:
+            try:
+                answers.update(
+                    fuzz_mcp(f"{base}{path}", scope, examples_per_tool=20, seed=SEED + rounds)
+                )
+            except AssertionError as exc:
+                failures.append(f"{path} seed {SEED + rounds}: {str(exc)[:300]}")
+        rounds += 1
+    return {
+        "rounds": rounds,
+        "calls": sum(answers.values()),
+        "answers": dict(answers),
+        "failures": failures,
+        "seconds": round(time.monotonic() - started, 1),
+    }
 
 
 def figures_of(report: Path) -> dict[str, Any]:
@@ -128,7 +159,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=ROOT / "bench/results/contract_fuzz.json")
     args = parser.parse_args()
     scope = f"bench-contract-{uuid.uuid4().hex[:8]}"
-    half = max(30, int(args.minutes * 60 / 2))
+    half = max(30, int(args.minutes * 60 * 0.4))
     work = Path(tempfile.mkdtemp(prefix="contract-fuzz-"))
     log = work / "serve.log"
     proc = None
@@ -147,6 +178,7 @@ def main() -> int:
             work / "graphql.ndjson",
             "--exclude-checks=positive_data_acceptance",
         )
+        mcp = run_mcp(base, scope, max(30, int(args.minutes * 60 * 0.2)))
         errors = errors_in(log, since) if args.url is None else []
     finally:
         if proc is not None:
@@ -158,6 +190,7 @@ def main() -> int:
         "seed": SEED,
         "rest": rest,
         "graphql": graphql,
+        "mcp": mcp,
         "error_log_lines": len(errors),
         "error_messages": sorted(set(errors))[:20],
         "outputs": str(work),
@@ -165,7 +198,8 @@ def main() -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
-    return 0 if rest["exit_code"] == 0 and graphql["exit_code"] == 0 and not errors else 1
+    passed = rest["exit_code"] == 0 and graphql["exit_code"] == 0 and not mcp["failures"]
+    return 0 if passed and not errors else 1
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from graph.clock import Clock, system_clock
 from graph.errors import NotFound, ValidationError
 from graph.storage.db import Database, run
 from graph.write.facts import read_time
-from graph.write.validation import check_scope
+from graph.write.validation import check_clean, check_scope
 
 MAX_CONTEXT_ID_CHARS = 512
 MAX_CONTEXT_IDS = 1_000
@@ -56,7 +56,7 @@ def check_context_id(context_id: str, field: str = "contextId") -> str:
         raise ValidationError(field, "must be a non-empty string")
     if len(context_id) > MAX_CONTEXT_ID_CHARS:
         raise ValidationError(field, f"longer than {MAX_CONTEXT_ID_CHARS} characters")
-    return context_id
+    return check_clean(field, context_id)
 
 
 def check_ids(ids: Iterable[str], field: str) -> list[str]:
@@ -67,7 +67,7 @@ def check_ids(ids: Iterable[str], field: str) -> list[str]:
     for value in ids:
         if not isinstance(value, str) or not value:
             raise ValidationError(field, "each id must be a non-empty string")
-        out[value] = None
+        out[check_clean(field, value)] = None
     return list(out)
 
 

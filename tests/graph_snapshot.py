@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph.storage.db import Database
+from graph.storage.vector_shards import LABELS as SHARD_LABELS
 
 
 @dataclass
@@ -24,6 +25,10 @@ class Snapshot:
     entities: dict[str, dict[str, Any]]
     tags: list[str]
     audit_kinds: Counter[str]
+    # Each fact's labels but its vector shard's (which follows from the scope): Fact, the
+    # status label and :Standing.
+    labels: dict[str, list[str]]
+    derived: list[tuple[str, str]]
 
     def remapped(self, ids: Callable[[str], str], scope: str) -> Snapshot:
         """The same snapshot with fact ids mapped and every scope replaced by `scope`."""
@@ -35,6 +40,8 @@ class Snapshot:
             entities={k: {**v, "scope": scope} for k, v in self.entities.items()},
             tags=self.tags,
             audit_kinds=self.audit_kinds,
+            labels={ids(k): v for k, v in self.labels.items()},
+            derived=sorted((ids(n), ids(o)) for n, o in self.derived),
         )
 
     def without(self, *fields: str) -> Snapshot:
@@ -48,6 +55,8 @@ class Snapshot:
             self.entities,
             self.tags,
             self.audit_kinds,
+            self.labels,
+            self.derived,
         )
 
 
@@ -111,4 +120,20 @@ def snapshot(db: Database, scope: str) -> Snapshot:
         str(r["k"])
         for r in _rows(db, "MATCH (a:AuditEvent {scope: $scope}) RETURN a.kind AS k", scope)
     )
-    return Snapshot(facts, mentions, tagged, supersedes, entities, tags, audit_kinds)
+    labels = {
+        r["id"]: sorted(set(r["labels"]) - set(SHARD_LABELS))
+        for r in _rows(
+            db, "MATCH (f:Fact {scope: $scope}) RETURN f.id AS id, labels(f) AS labels", scope
+        )
+    }
+    derived = sorted(
+        (r["n"], r["o"])
+        for r in _rows(
+            db,
+            "MATCH (n:Fact {scope: $scope})-[:DERIVED_FROM]->(o:Fact) RETURN n.id AS n, o.id AS o",
+            scope,
+        )
+    )
+    return Snapshot(
+        facts, mentions, tagged, supersedes, entities, tags, audit_kinds, labels, derived
+    )

@@ -65,7 +65,7 @@ def test_export_and_import_move_a_scope_through_files(
     second = factgraph(env, "import", out, "--scope", other_scope, "--fast", "--no-progress")
 
     assert "exported 2 facts" in exported.stderr
-    assert len(out.read_text().splitlines()) == 2
+    assert len(out.read_text().splitlines()) == 3  # the format's header, then the facts
     assert json.loads(first.stdout)["inserted"] == 2
     assert "inserted      0" in second.stdout and "unchanged     2" in second.stdout
     assert count(memory.db, other_scope) == 2
@@ -97,15 +97,16 @@ def test_csv_import_with_a_header_and_an_explicit_format(
     assert count(memory.db, scope) == 2
 
 
-def test_dry_run_writes_nothing(
+def test_dry_run_writes_nothing_and_fails_as_the_import_would(
     env: dict[str, str], memory: Memory, scope: str, tmp_path: Path
 ) -> None:
     path = tmp_path / "facts.jsonl"
     path.write_text('{"text": "Would be written"}\n{"text": "x", "turn": "three"}\n')
 
-    done = factgraph(env, "import", path, "--scope", scope, "--dry-run")
+    done = factgraph(env, "import", path, "--scope", scope, "--dry-run", check=1)
 
     assert "valid         1" in done.stdout and "line 2: turn" in done.stdout
+    assert "1 rows would be rejected" in done.stdout
     assert count(memory.db, scope) == 0
 
 

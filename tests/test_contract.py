@@ -25,6 +25,7 @@ import pytest
 from graph.adapters.mem0 import store
 from graph.adapters.mem0.entities import namespace_prefix
 from graph.storage.db import Database
+from tests.mcp_contract import fuzz as fuzz_mcp
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 HOOKS = "tests.contract_hooks"
@@ -32,6 +33,8 @@ HOOKS = "tests.contract_hooks"
 CONFIG = Path(__file__).resolve().parent / "schemathesis.toml"
 # Examples per operation (REST: examples and fuzzing phases; GraphQL: all but stateful).
 EXAMPLES = "8"
+# Calls per MCP tool: each a JSON-RPC request of its own.
+MCP_EXAMPLES = 6
 
 
 def fuzz(target: str, scope: str, where: Path, *extra: str) -> subprocess.CompletedProcess[str]:
@@ -101,3 +104,13 @@ def test_the_graphql_api_does_what_its_schema_says(
         f"{server_url}/graphql", fuzz_scope, tmp_path, "--exclude-checks=positive_data_acceptance"
     )
     assert run.returncode == 0, run.stdout[-20_000:] + run.stderr[-5_000:]
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/mcp/memory", "/mcp/neo4j-memory"])
+def test_the_mcp_tools_do_what_their_schemas_say(
+    server_url: str, fuzz_scope: str, path: str
+) -> None:
+    """Each tool set's tools, called with arguments drawn from their `inputSchema` (valid ones
+    and ones each way invalid: tests/mcp_contract.py), deterministically, a few per tool."""
+    answers = fuzz_mcp(f"{server_url}{path}", fuzz_scope, examples_per_tool=MCP_EXAMPLES)
+    assert answers["ok"] and sum(answers.values()) > MCP_EXAMPLES, answers

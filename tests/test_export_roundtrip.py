@@ -12,13 +12,16 @@ from pathlib import Path
 import pytest
 
 from graph.bulk.exporter import export, export_to
+from graph.bulk.fileformat import FORMAT, VERSION
 from graph.bulk.importer import ImportOptions, run_import
 from graph.bulk.spec import translate_id
-from graph.config import Settings
+from graph.config import ConsolidationSettings, Settings
+from graph.consolidation import Consolidator
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
 from graph.storage.db import Database
 from graph.write.facts import FactInput
+from tests.cli_helpers import cli_env, factgraph
 from tests.graph_snapshot import Snapshot, snapshot
 
 
@@ -98,6 +101,8 @@ def seed(memory: Memory, scope: str) -> dict[str, str]:
             paints.strength = 2.5, paints.access_count = 3,
             paints.last_accessed_at = datetime('2025-02-03T04:05:06.789Z'),
             paints.reviewed_by = 'ops', paints.reviewed_at = datetime('2025-02-04T00:00:00Z')
+        REMOVE sweden:Active, boston:Active, forgotten:Active, doubtful:Active
+        SET sweden:Superseded, boston:Superseded, forgotten:Forgotten, doubtful:Quarantined
         CREATE (boston)-[:SUPERSEDES {reason: 'moved to Boston',
                                       at: datetime('2024-05-02T10:00:00Z')}]->(sweden)
         CREATE (denver)-[:SUPERSEDES {reason: 'moved again',
@@ -113,9 +118,120 @@ def seed(memory: Memory, scope: str) -> dict[str, str]:
 
 
 def without_audit(snap: Snapshot) -> Snapshot:
-    """The audit trail is history of the source database; an import records its own (and
-    queues the facts it creates for consolidation afresh)."""
-    return dataclasses.replace(snap, audit_kinds=Counter()).without("consolidation_queued_at")
+    """The audit trail is history of the source database; an import records its own."""
+    return dataclasses.replace(snap, audit_kinds=Counter())
+
+
+def worked(memory: Memory, scope: str) -> dict[str, str]:
+    """`seed`'s scope after a life in service: the consolidator has linked facts to the known
+    entities they name (`mention` links), a synthesised fact is derived from its turns, a
+    standing instruction carries its mark, one preference lost its mark (as `mark-standing`
+    with newer patterns leaves it), and the last fact written still waits in the queue."""
+    ids = seed(memory, scope)
+    said = at("2025-06-02T09:00")
+    turns = [
+        memory.remember(
+            scope,
+            FactInput(text=text, session_id="s1", turn=turn, valid_from=said),
+            pipeline=False,
+        ).id
+        for turn, text in enumerate(["I told Melanie about the move", "Caroline came too"])
+    ]
+    ids["told"] = turns[0]
+    ids["summary"] = memory.remember_with_decision(
+        scope,
+        FactInput(text="Melanie and Caroline heard about the move", valid_from=said),
+        derived_from=turns,
+    ).fact.id
+    ids["rule"] = memory.remember(
+        scope, FactInput(text="Always include type hints in code examples"), pipeline=False
+    ).id
+    ids["liked"] = memory.remember(
+        scope, FactInput(text="I prefer PostgreSQL for side projects"), pipeline=False
+    ).id
+    Consolidator(memory, ConsolidationSettings(time=True, mentions=True, expiry="off")).run(scope)
+    memory.db.driver.execute_query(
+        "MATCH (f:Fact {id: $id}) REMOVE f:Standing SET f.standing = null",
+        id=ids["liked"],
+        database_=memory.db.name,
+    )
+    ids["queued"] = memory.remember(
+        scope, FactInput(text="Caroline moved to Denver last week"), pipeline=False
+    ).id
+    return ids
+
+
+def test_a_scope_the_consolidator_worked_is_restored_exactly_by_the_cli(
+    bulk: Memory, settings: Settings, scope: str, other_scope: str, tmp_path: Path
+) -> None:
+    ids = worked(bulk, scope)
+    before = snapshot(bulk.db, scope)
+    # What makes this scope hard to restore is there to be restored.
+    assert (ids["told"], "mention", "melanie") in before.mentions
+    assert {role for _, role, _ in before.mentions} == {"subject", "object", "mention"}
+    assert len(before.derived) == 2
+    assert "Standing" in before.labels[ids["rule"]]
+    assert before.facts[ids["rule"]]["standing"] == "instruction"
+    assert "standing" not in before.facts[ids["liked"]]
+    assert "consolidation_queued_at" in before.facts[ids["queued"]]
+    assert "consolidation_queued_at" not in before.facts[ids["rule"]]
+    assert {f["status"] for f in before.facts.values()} == {
+        "active",
+        "superseded",
+        "forgotten",
+        "quarantined",
+    }
+    env = cli_env(settings, tmp_path / "home")
+    out = tmp_path / "demo.jsonl"
+
+    factgraph(env, "export", "--scope", scope, "--out", out, "--no-progress")
+    dry = factgraph(env, "import", out, "--scope", other_scope, "--fast", "--dry-run")
+    done = factgraph(env, "import", out, "--scope", other_scope, "--fast", "--json")
+
+    header = json.loads(out.read_text().splitlines()[0])
+    assert (header["format"], header["version"], header["scopes"]) == (FORMAT, VERSION, [scope])
+    assert "rejected      0" in dry.stdout
+    summary = json.loads(done.stdout)
+    assert (summary["rejected"], summary["links_missing"]) == (0, 0)
+    assert summary["inserted"] == len(before.facts)
+    assert summary["format_version"] == VERSION
+    expected = before.remapped(lambda fact_id: translate_id(other_scope, fact_id), other_scope)
+    assert without_audit(snapshot(bulk.db, other_scope)) == without_audit(expected)
+
+
+def test_an_import_that_rejects_a_line_fails_unless_the_loss_is_accepted(
+    bulk: Memory, settings: Settings, scope: str, other_scope: str, tmp_path: Path
+) -> None:
+    env = cli_env(settings, tmp_path / "home")
+    path = tmp_path / "facts.jsonl"
+    path.write_text('{"text": "Jon plays the cello"}\n{"text": "Jon", "importance": 99}\n')
+
+    dry = factgraph(env, "import", path, "--scope", scope, "--fast", "--dry-run", check=1)
+    assert snapshot(bulk.db, scope).facts == {}
+    failed = factgraph(env, "import", path, "--scope", scope, "--fast", check=1)
+    accepted = factgraph(
+        env, "import", path, "--scope", other_scope, "--fast", "--allow-rejects", check=0
+    )
+
+    for done in (dry, failed, accepted):
+        assert "line 2: importance" in done.stdout and "rejected      1" in done.stdout
+    assert "FAILED: 1 rows would be rejected" in dry.stdout
+    assert "FAILED: 1 rows were rejected" in failed.stdout
+    assert "FAILED" not in accepted.stdout
+    assert len(snapshot(bulk.db, scope).facts) == len(snapshot(bulk.db, other_scope).facts) == 1
+
+
+def test_an_export_of_a_newer_version_is_refused_whole(
+    settings: Settings, scope: str, tmp_path: Path
+) -> None:
+    env = cli_env(settings, tmp_path / "home")
+    path = tmp_path / "future.jsonl"
+    header = {"format": FORMAT, "version": VERSION + 1}
+    path.write_text(json.dumps(header) + '\n{"text": "from the future"}\n')
+
+    done = factgraph(env, "import", path, "--scope", scope, "--fast", check=2)
+
+    assert f"version {VERSION + 1}" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_export_then_import_into_the_emptied_scope_gives_back_every_field(
@@ -166,7 +282,8 @@ def test_an_export_without_vectors_imports_with_the_same_vectors_recomputed(
     before = snapshot(bulk.db, scope)
     buffer = io.StringIO()
     export(bulk.db, buffer, scopes=[scope], embeddings=False)
-    lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    header, *lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    assert header["embeddings"] is False
     assert all("embedding" not in line and "embedder" not in line for line in lines)
 
     path = Path(bulk.settings.home) / "no-vectors.jsonl"
@@ -189,7 +306,8 @@ def test_export_lines_are_json_a_person_can_read(bulk: Memory, scope: str) -> No
     ids = seed(bulk, scope)
     buffer = io.StringIO()
     export(bulk.db, buffer, scopes=[scope])
-    lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    header, *lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    assert (header["format"], header["version"], header["embeddings"]) == (FORMAT, VERSION, True)
     facts = {line["id"]: line for line in lines if "entity" not in line}
     entities = [line["entity"] for line in lines if "entity" in line]
 

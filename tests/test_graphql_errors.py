@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import GraphQLClient
 
 REMEMBER = """
@@ -39,3 +41,24 @@ def test_an_empty_text_is_refused_and_nothing_is_written(gql: GraphQLClient, sco
 def test_a_malformed_query_says_where(gql: GraphQLClient) -> None:
     body = gql("{ health { ok ")
     assert "Syntax Error" in body["errors"][0]["message"]
+
+
+SEARCH = 'query($scope: String!) { search(scope: $scope, query: "x") { hits { score } } }'
+
+
+@pytest.mark.parametrize(
+    ("query", "variables", "code"),
+    [
+        ("{ health { ok ", {}, "GRAPHQL_PARSE_FAILED"),
+        ("{ nosuch }", {}, "GRAPHQL_VALIDATION_FAILED"),
+        ('{ search(scope: 0, query: "x") { hits { score } } }', {}, "GRAPHQL_VALIDATION_FAILED"),
+        (SEARCH, {"scope": None}, "BAD_USER_INPUT"),
+        (SEARCH, {"scope": 0}, "BAD_USER_INPUT"),
+        (SEARCH, {}, "BAD_USER_INPUT"),
+    ],
+)
+def test_every_error_carries_a_code_whatever_stage_raised_it(
+    gql: GraphQLClient, query: str, variables: dict[str, object], code: str
+) -> None:
+    body = gql(query, **variables)
+    assert [e["extensions"]["code"] for e in body["errors"]] == [code]

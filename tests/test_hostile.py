@@ -531,3 +531,63 @@ def test_no_query_carries_what_bolt_cannot(db: Database) -> None:
         with pytest.raises(ValidationError):
             db.write_tx(work)
     assert db.read("health_ping")
+
+
+GQL_REMEMBER = """mutation($scope: String!, $fact: FactInput!) {
+  remember(scope: $scope, fact: $fact) { kind } }"""
+GQL_SEARCH = """query($scope: String!, $tags: [String!]) {
+  search(scope: $scope, query: "x", options: {tags: $tags}) { hits { score } } }"""
+
+
+def test_control_characters_in_identifiers_are_refused_naming_the_field_on_every_interface(
+    http: httpx.Client, server_url: str, scope: str
+) -> None:
+    """A NUL (or any C0 or C1 control character) in a scope, an id, a tag, a metadata key, an
+    entity's name or mem0's ids is refused before anything is written, naming the field."""
+    fact = {"text": "Ann keeps bees"}
+    graphql = [
+        (GQL_REMEMBER, {"scope": "a\x00b", "fact": fact}, "scope"),
+        (GQL_SEARCH, {"scope": "a\x01b"}, "scope"),
+        (GQL_SEARCH, {"scope": scope, "tags": ["t\x1f"]}, "tags"),
+        (GET, {"scope": scope, "id": "id\x00"}, "id"),
+        (GQL_REMEMBER, {"scope": scope, "fact": {**fact, "tags": ["a\x00"]}}, "tags"),
+        (GQL_REMEMBER, {"scope": scope, "fact": {**fact, "metadata": {"k\x00": 1}}}, "metadata"),
+        (GQL_REMEMBER, {"scope": scope, "fact": {**fact, "subject": "Ann\x1b"}}, "subject"),
+        (GQL_REMEMBER, {"scope": scope, "fact": {**fact, "id": "x\x7f"}}, "id"),
+    ]
+    for document, variables, field in graphql:
+        answer = http.post("/graphql", json={"query": document, "variables": variables})
+        assert_refused(answer, field, status=(200,))
+    rest = {"X-Scope": scope}
+    for body, field in (
+        ({"content": "x", "tags": ["a\x00"]}, "tags"),
+        ({"content": "x", "metadata": {"deep": {"k\x85": 1}}}, "metadata"),
+        ({"content": "x", "object": "Bees\x00"}, "object"),
+    ):
+        assert_refused(http.post("/api/v1/memories", json=body, headers=rest), field, status=(422,))
+    assert_refused(
+        http.post("/api/v1/search", json={"query": "x", "tags": ["t\x00"]}, headers=rest),
+        "tags",
+        status=(422,),
+    )
+    for name in ("user_id", "agent_id", "app_id", "run_id"):
+        add = {"messages": [{"role": "user", "content": "x"}], name: "al\x00ice", "infer": False}
+        assert_refused(http.post("/v1/memories/", json=add, headers=rest), name, status=(400,))
+    listed = http.get("/v1/memories/", params={"user_id": "al\x00ice"}, headers=rest)
+    assert_refused(listed, "user_id", status=(400,))
+    add = {"messages": [{"role": "user", "content": "Ann keeps bees"}], "user_id": "ann"}
+    added = http.post("/v1/memories/", json={**add, "infer": False}, headers=rest)
+    memory_id = added.json()["results"][0]["id"]
+    in_place = {"metadata": {"hive": {"k\x00": 1}}}  # a change of metadata alone, written in place
+    updated = http.put(f"/v1/memories/{memory_id}/", json=in_place, headers=rest)
+    assert_refused(updated, "metadata", status=(400,))
+    tools = ToolsOverHttp(server_url, "/mcp", scope)
+    assert tools.failed("remember", text="x", tags=["a\x00"])["field"] == "tags"
+    assert tools.failed("get", id="id\x00")["field"] == "id"
+    graph_tools = ToolsOverHttp(server_url, "/mcp/memory", scope)
+    entity = {"name": "Bob\x00", "entityType": "person", "observations": []}
+    refused = graph_tools.failed("create_entities", entities=[entity])
+    assert refused["field"] == "entities.0.name"
+    unscoped = http.post("/mcp", params={"scope": "a\x00b"}, json={})
+    assert_refused(unscoped, "scope", status=(400,))
+    assert_still_serving(http, scope)

@@ -353,3 +353,20 @@ def test_a_key_free_loopback_server_needs_x_scope_and_local_host_headers(
         return ok(await session.call_tool("remember", {"text": "Fay keeps bees"}))
 
     assert over_http(server_url, steps, scope=scope)["decision"] == "stored"
+
+
+@pytest.mark.parametrize("path", ["/mcp", "/mcp/memory"])
+def test_methods_mcp_does_not_serve_get_one_405_with_one_allow(
+    server_url: str, scope: str, path: str
+) -> None:
+    answers = {
+        method: httpx.request(method, f"{server_url}{path}", headers={"X-Scope": scope})
+        for method in ("PATCH", "PUT", "HEAD", "DELETE", "OPTIONS", "TRACE")
+    }
+    assert {m: r.status_code for m, r in answers.items()} == dict.fromkeys(answers, 405)
+    assert {r.headers.get("allow") for r in answers.values()} == {"GET, POST"}
+    assert answers["PATCH"].json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    served = httpx.post(
+        f"{server_url}{path}", json=INITIALIZE, headers={**MCP_HEADERS, "X-Scope": scope}
+    )
+    assert served.status_code == 200

@@ -204,6 +204,8 @@ def read(drive: Driver, fact_id: str) -> None:
         assert drive("POST", "/api/v1/search", json=bad).status_code == 422
     assert len(drive("GET", f"/api/v1/memories/{fact_id}/history").json()["history"]) == 2
     assert drive("GET", "/api/v1/memories/no-such-id/history").status_code == 404
+    refused = drive("GET", "/api/v1/memories/no%00such/history")
+    assert refused.status_code == 422 and refused.json()["error"]["field"] == "memory_id"
     assert drive("GET", "/api/v1/standing").status_code == 200
     assert drive("GET", "/api/v1/standing", params={"kind": "rule"}).status_code == 422
 

@@ -18,7 +18,7 @@ from datetime import timedelta
 from graph.errors import ValidationError
 from graph.memory import Memory
 from graph.write.facts import Fact
-from graph.write.validation import MAX_FIELD_CHARS, check_scope
+from graph.write.validation import MAX_FIELD_CHARS, check_clean, check_scope
 
 MAX_KEYS = 1_000
 MAX_PAGE = 1_000
@@ -106,3 +106,4 @@ def _check_partition(field: str, value: str) -> None:
 def _check_length(field: str, value: str) -> None:
     if len(value) > MAX_FIELD_CHARS:
         raise ValidationError(field, f"longer than {MAX_FIELD_CHARS} characters")
+    check_clean(field, value)

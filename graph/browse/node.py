@@ -15,7 +15,7 @@ from typing import Any
 from graph.browse.common import ENTITY_PREFIX, check_limit, entity_id
 from graph.storage.db import Database
 from graph.write.facts import Fact, read_time
-from graph.write.validation import check_scope
+from graph.write.validation import check_clean, check_scope
 
 DEFAULT_NEIGHBOUR_LIMIT = 25
 
@@ -64,6 +64,7 @@ def get_node(
     check_limit(limit, "limit")
     if not isinstance(node_id, str) or not node_id:
         return None
+    check_clean("id", node_id)
     params: dict[str, Any] = {"scope": scope, "neighbours": neighbours, "limit": limit}
     records = db.read("browse_node_fact", {**params, "id": node_id})
     if records:

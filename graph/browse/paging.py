@@ -22,7 +22,7 @@ from graph.clock import Clock, system_clock
 from graph.errors import ValidationError
 from graph.storage.db import Database
 from graph.write.facts import Fact
-from graph.write.validation import check_scope, parse_time
+from graph.write.validation import check_clean, check_scope, parse_time
 
 DEFAULT_PAGE = 10
 # Bounds of valid time when none is given, so the range index can always seek.
@@ -114,6 +114,8 @@ def timeline(
     for name, value in (("partition", partition), ("sessionId", session_id)):
         if value is not None and not isinstance(value, str):
             raise ValidationError(name, "must be a string")
+        if value is not None:
+            check_clean(name, value)
     now = clock()
     key = _decode(after) if after else None
     snapshot = key.snapshot if key else now.isoformat()

@@ -17,7 +17,7 @@ from graph.storage.wire import Vector
 from graph.write import validation
 from graph.write.facts import Fact, FactStatus
 from graph.write.standing import Standing
-from graph.write.validation import check_scope
+from graph.write.validation import check_id, check_scope
 
 _LIVE = ("active", "quarantined")
 MAX_STANDING_LISTED = 1_000
@@ -41,6 +41,7 @@ class Reading(MemoryState):
         caller holding an old id learns it was replaced rather than that it never existed.
         """
         check_scope(scope)
+        check_id("id", fact_id)
         as_of = validation.parse_time("as_of", as_of)
         fact = get_fact(self.db, scope, fact_id)
         if fact is None or fact.status is FactStatus.FORGOTTEN:
@@ -58,6 +59,7 @@ class Reading(MemoryState):
         as it could have been told at that moment. Unknown id -> empty list.
         """
         check_scope(scope)
+        check_id("id", fact_id)
         as_of = validation.parse_time("as_of", as_of)
         chain = store.history(self.db, scope, fact_id)
         if as_of is not None:
@@ -111,6 +113,7 @@ class Reading(MemoryState):
             exclude: tuple[str, ...] = ()
         else:
             assert fact_id is not None
+            check_id("factId", fact_id)
             found = store.fact_vector(self.db, scope, fact_id)
             if found is None:
                 return []
@@ -140,11 +143,13 @@ class Reading(MemoryState):
     def derived_from(self, scope: str, fact_id: str) -> list[str]:
         """The facts a synthesised fact was drawn from (graph/consolidation/llm_enrichers.py)."""
         check_scope(scope)
+        check_id("id", fact_id)
         return store.derived_from(self.db, scope, fact_id)
 
     def audit_trail(self, scope: str, fact_id: str) -> list[store.AuditEvent]:
         """Every state change of a fact: decision, supersede, forget, validate, reject, purge."""
         check_scope(scope)
+        check_id("id", fact_id)
         return store.audit_trail(self.db, scope, fact_id)
 
 

@@ -23,12 +23,15 @@ rows: JSON Lines (one object per line) or CSV with a header. Fields: text (requi
 scope, subject, predicate, object, tags (CSV: "a;b"), importance (0-10), partition, source,
 metadata (JSON object), session_id, turn, valid_from, valid_to, expires_at, recorded_at
 (ISO-8601), embedding (list of numbers; computed when absent). A file written by
-`factgraph export` also carries each fact's state (status, strength, supersedes, entities, ...);
-restore it with --fast.
+`factgraph export` starts with a header line naming its format and version, and also carries
+each fact's state (status, strength, supersedes, entities, standing, ...); restore it with
+--fast. The format: docs/batch-import.md, "The export format".
 
 Re-running the same command adds nothing new; an interrupted import continues where it stopped.
-Exit status: 0 done, 1 stopped by --max-errors (fix the file or raise the limit and re-run),
-2 bad arguments or Neo4j unavailable.
+Exit status: 0 every row imported (or, with --dry-run, valid); 1 a row was rejected (the summary
+names each line; --allow-rejects accepts the loss and exits 0) or --max-errors stopped the run
+(fix the file or raise the limit and re-run); 2 bad arguments, a file this version cannot read,
+or Neo4j unavailable.
 
 examples:
   factgraph import facts.jsonl --scope acme
@@ -56,6 +59,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         progress=not args.no_progress,
         restart=args.restart,
         settle=not args.no_settle,
+        allow_rejects=args.allow_rejects,
     )
     if not args.file.is_file():
         raise ValueError(f"{args.file}: no such file")
@@ -65,7 +69,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 
         summary = run_initial_import(settings, options)
         print(json.dumps(summary.as_json(), indent=2) if args.json else summary.render())
-        return 1 if summary.aborted else 0
+        return 1 if summary.failed else 0
     ensure_neo4j(settings)
     with Memory.connect(settings, apply=not args.dry_run) as memory:
         summary = run_import(memory, options)
@@ -73,7 +77,7 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps(summary.as_json(), indent=2))
     else:
         print(summary.render())
-    return 1 if summary.aborted else 0
+    return 1 if summary.failed else 0
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
@@ -236,7 +240,16 @@ def register(
         default=100,
         help="stop after this many rejected rows (default 100)",
     )
-    p.add_argument("--dry-run", action="store_true", help="validate every row, write nothing")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate every row, write nothing; exits 1 if a row would be rejected",
+    )
+    p.add_argument(
+        "--allow-rejects",
+        action="store_true",
+        help="exit 0 even when rows are rejected (they are still listed, and not imported)",
+    )
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
         "--fast",
@@ -271,8 +284,9 @@ def register(
     p = sub.add_parser(
         "export",
         help="write facts, links and entities as JSON Lines that import restores",
-        description="Write every fact (oldest first, with state, vector, entity links and "
-        "supersede links) and then every entity as JSON Lines; "
+        description="Write a header line (format and version), every fact (oldest first, "
+        "with state, vector, entity links in every role, supersede and derived-from links, "
+        "standing marks) and then every entity as JSON Lines; "
         "`factgraph import FILE --fast` restores them exactly.",
         epilog="examples:\n  factgraph export --scope acme --out acme.jsonl\n"
         "  factgraph export > everything.jsonl",

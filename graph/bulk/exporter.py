@@ -1,10 +1,13 @@
 """`factgraph export`: JSON Lines that `factgraph import --fast` turns back into the same graph.
 
-One line per fact, oldest first, with everything the node holds (both time axes, status,
-strength, metadata, the vector and the embedder that made it, the derived texts), its entity
-links and the facts it supersedes (with the edge's reason and time); then one line per entity,
-so the entity nodes come back with their exact names and aliases. The content hash and
-live_hash are not written: they follow from the text and status and are recomputed on import.
+A header line first (graph/bulk/fileformat.py: the format and its version), then one line per
+fact, oldest first, with everything the node holds (both time axes, status, strength, metadata,
+the vector and the embedder that made it, the derived texts, the standing mark, its place in the
+consolidation queue), its entity links in every role (subject, object, the consolidator's
+`mention`), the facts it supersedes (with the edge's reason and time) and the facts it was
+derived from; then one line per entity, so the entity nodes come back with their exact names
+and aliases. The content hash and live_hash are not written: they follow from the text and
+status and are recomputed on import.
 Properties this version does not know are carried under `properties` rather than dropped.
 """
 
@@ -16,6 +19,7 @@ import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,6 +27,7 @@ from tqdm import tqdm
 
 from graph.bulk.autocommit import stream
 from graph.bulk.codec import extra_to_json, native, time_to_json
+from graph.bulk.fileformat import header_line
 from graph.bulk.spec import known_fact_properties
 from graph.errors import ValidationError
 from graph.storage.db import Database
@@ -37,6 +42,7 @@ TIME_FIELDS = frozenset(
         "last_accessed_at",
         "expired_at",
         "updated_at",
+        "consolidation_queued_at",
     }
 )
 FIELD_ORDER = (
@@ -66,11 +72,14 @@ FIELD_ORDER = (
     "index_text",
     "lexical_text",
     "subject_key",
+    "standing",
+    "consolidation_queued_at",
     "embedder",
 )
 # Recomputed by whatever writes the fact (passage_text: graph/write/passages.py), never exported.
 DERIVED = frozenset({"content_hash", "live_hash", "passage_text"})
 _ENTITY_FIELDS = ("canonical", "name", "aliases", "type", "lexical_text")
+_ROLE_ORDER = {"subject": 0, "object": 1}
 
 
 @dataclass(frozen=True)
@@ -88,6 +97,7 @@ def fact_line(
     entities: list[Mapping[str, Any]],
     supersedes: list[Mapping[str, Any]],
     *,
+    derived_from: list[str] | None = None,
     embeddings: bool = True,
 ) -> dict[str, Any]:
     """One exported fact: the node's properties as JSON, plus its links."""
@@ -109,7 +119,7 @@ def fact_line(
     if entities:
         out["entities"] = sorted(
             ({k: e.get(k) for k in ("role", "canonical", "name", "type")} for e in entities),
-            key=lambda e: (e["role"] != "subject", str(e["canonical"])),
+            key=lambda e: (_ROLE_ORDER.get(str(e["role"]), 2), str(e["role"]), str(e["canonical"])),
         )
     if supersedes:
         out["supersedes"] = sorted(
@@ -119,6 +129,8 @@ def fact_line(
             ),
             key=lambda s: str(s["id"]),
         )
+    if derived_from:
+        out["derived_from"] = sorted(derived_from)
     extras = {
         name: extra_to_json(name, value)
         for name, value in sorted(props.items())
@@ -160,8 +172,11 @@ def export(
     embeddings: bool = True,
     progress: bool = False,
 ) -> tuple[int, int]:
-    """Write the facts, then the entities, of `scopes` (all when None); returns both counts."""
+    """Write the header, the facts, then the entities, of `scopes` (all when None); returns
+    the counts of facts and entities."""
     params = {"scopes": scopes or None}
+    header = header_line(scopes=scopes or None, embeddings=embeddings, now=datetime.now(UTC))
+    out.write(json.dumps(header, ensure_ascii=False, separators=(",", ":")) + "\n")
     total = int(db.read("export_count", params)[0]["n"])
     facts = entities = 0
     with tqdm(
@@ -174,7 +189,11 @@ def export(
     ) as bar:
         for record in stream(db, "export_facts", params):
             line = fact_line(
-                record["props"], record["entities"], record["supersedes"], embeddings=embeddings
+                record["props"],
+                record["entities"],
+                record["supersedes"],
+                derived_from=record["derived_from"],
+                embeddings=embeddings,
             )
             out.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n")
             facts += 1

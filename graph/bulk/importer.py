@@ -33,7 +33,8 @@ from neo4j import ManagedTransaction, Record
 from tqdm import tqdm
 
 from graph.bulk.checkpoint import Checkpoint, file_identity
-from graph.bulk.rows import RawRecord, count_records, detect_format, read_records
+from graph.bulk.fileformat import Header, is_header, read_header
+from graph.bulk.rows import RawRecord, count_records, detect_format, first_record, read_records
 from graph.bulk.settle import merge_wait_after, settle_vector_index, timeout_after
 from graph.bulk.spec import (
     ID_NAMESPACE,
@@ -58,7 +59,16 @@ from graph.write.validation import parse_time
 
 KEPT_ERRORS = 1000
 SUPPLIED = "supplied"  # the embedder recorded for a vector that came with the fact
-_STATE_KEYS = ("strength", "access_count", "last_accessed_at", "expired_at", "updated_at")
+_STATE_KEYS = (
+    "strength",
+    "access_count",
+    "last_accessed_at",
+    "expired_at",
+    "updated_at",
+    "standing",
+    "consolidation_queued_at",
+)
+SUPERSEDES, DERIVED = "supersedes", "derived_from"  # the kinds of link between facts
 
 
 @dataclass(frozen=True)
@@ -76,6 +86,8 @@ class ImportOptions:
     # Wait for Lucene to merge the vector index after a large import (graph/bulk/settle.py);
     # off, the import returns at once and searches stay slower until the merges are done.
     settle: bool = True
+    # Rejected rows make the command fail (exit 1) unless the operator accepts losing them.
+    allow_rejects: bool = False
 
 
 @dataclass(frozen=True)
@@ -95,6 +107,7 @@ class ImportSummary:
     file: str
     mode: str
     dry_run: bool = False
+    allow_rejects: bool = False
     records: int = 0
     valid: int = 0
     inserted: int = 0
@@ -110,6 +123,7 @@ class ImportSummary:
     errors: list[RowError] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     aborted: bool = False
+    format_version: int = 1  # of an export (graph/bulk/fileformat.py); 1 for plain rows
     resumed_from: int = 0
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)
@@ -143,6 +157,11 @@ class ImportSummary:
         data["errors"] = [asdict(e) for e in self.errors]
         data["rate_per_second"] = self.rate
         return data
+
+    @property
+    def failed(self) -> bool:
+        """Whether the command fails: stopped early, or rows lost the operator did not accept."""
+        return self.aborted or (self.rejected > 0 and not self.allow_rejects)
 
     @property
     def rate(self) -> float:
@@ -188,6 +207,12 @@ class ImportSummary:
                 "  ABORTED: more rejected rows than --max-errors allows; fix the file or raise "
                 "--max-errors, and run the same command again to continue"
             )
+        elif self.failed:
+            would = "would be" if self.dry_run else "were"
+            lines.append(
+                f"  FAILED: {self.rejected} rows {would} rejected and not imported; fix them "
+                "and run the same command again, or pass --allow-rejects to accept the loss"
+            )
         return "\n".join(lines)
 
 
@@ -219,7 +244,7 @@ class _Tally:
 class _Job:
     future: Future[tuple[list[Record], list[Record], int]]
     tally: _Tally
-    links: list[dict[str, Any]]
+    links: list[dict[str, Any]]  # supersede links, then derived-from links, as `linked` answers
     end: int
     size: int
 
@@ -241,7 +266,10 @@ class Importer:
         self.path = options.path
         self.mode = "fast" if options.fast else "pipeline"
         self.summary = ImportSummary(
-            file=str(options.path), mode=self.mode, dry_run=options.dry_run
+            file=str(options.path),
+            mode=self.mode,
+            dry_run=options.dry_run,
+            allow_rejects=options.allow_rejects,
         )
         self.timings: dict[str, float] = {
             "parse": 0.0,
@@ -261,6 +289,7 @@ class Importer:
         # import leaves unmerged segments in (settle, below).
         self.scopes: set[str] = set()
         self._bar: Any = None
+        self.header: Header | None = None
 
     # -- the run ---------------------------------------------------------------------------
     def run(self) -> ImportSummary:
@@ -287,7 +316,11 @@ class Importer:
         self.summary.restore(state)
         self.summary.resumed_from = skip
         self._pending = list(state.get("pending", []))
-        total = count_records(self.path, fmt)
+        self.header = self._header(fmt)
+        offset = 0 if self.header is None else 1  # the header line is not a record to import
+        if self.header is not None:
+            self.summary.format_version = self.header.version
+        total = count_records(self.path, fmt) - offset
         self._bar = tqdm(
             total=total,
             initial=skip,
@@ -299,7 +332,7 @@ class Importer:
             smoothing=0.1,
         )
         try:
-            self._consume(read_records(self.path, fmt, skip=skip), skip)
+            self._consume(read_records(self.path, fmt, skip=skip + offset), skip)
             if not self.summary.aborted and not self.options.dry_run:
                 self._retry_pending()
                 self.checkpoint.clear()
@@ -312,6 +345,14 @@ class Importer:
         self.timings["other"] = max(0.0, self.summary.seconds - busy)
         self.summary.timings = {k: round(v, 2) for k, v in self.timings.items()}
         return self.summary
+
+    def _header(self, fmt: str) -> Header | None:
+        """The export header on the file's first line, if it has one (ValueError if it is of
+        a format or version this factgraph cannot read: nothing is imported then)."""
+        first = first_record(self.path, fmt) if fmt == "jsonl" else None
+        if first is None or first.data is None or not is_header(first.data):
+            return None
+        return read_header(first.data, line=first.line)
 
     def _consume(self, records: Iterator[RawRecord], skip: int) -> None:
         """Write batches while a reader thread parses and validates the next rows.
@@ -403,6 +444,7 @@ class Importer:
                 fast=self.options.fast,
                 dimensions=self.dimensions,
                 extra_names=self._extra_names,
+                exported=self.header is not None and self.header.version >= 2,
             )
         except ValidationError as exc:
             return RowError(raw.line, exc.field, exc.reason)
@@ -522,6 +564,11 @@ class Importer:
                 }
                 for link in p.row.supersedes
             ]
+        derived = [
+            {"kind": DERIVED, "new": p.row.id, "old": source, "line": p.row.line}
+            for p in prepared
+            for source in p.row.derived_from
+        ]
         restore = [{"scope": e.scope, "canonical": e.canonical, "props": e.props} for e in entities]
         actor = self.options.actor
         stages = self.stages
@@ -545,6 +592,9 @@ class Importer:
             if links:
                 with timed("supersedes"):
                     linked = run(tx, "import_supersedes", links=_link_params(links))
+            if derived:
+                with timed("derived from"):
+                    linked += run(tx, "import_derived", links=_derived_params(derived))
             if "passages" in stages:
                 with timed("passages"):
                     passages.refresh_sessions(tx, [row["props"] for row in rows])
@@ -564,7 +614,9 @@ class Importer:
                 self.timings["neo4j writes"] += time.perf_counter() - started
 
         self._drain()
-        self._inflight = _Job(self._writer.submit(write), tally, links, batch[-1][0], len(batch))
+        self._inflight = _Job(
+            self._writer.submit(write), tally, links + derived, batch[-1][0], len(batch)
+        )
 
     def _drain(self) -> None:
         """Wait for the batch being written, then count it and move the checkpoint past it."""
@@ -602,27 +654,35 @@ class Importer:
             if outcome != "conflict":
                 self.summary.valid += 1
         for record, link in zip(linked, links, strict=True):
-            if record["outcome"] == "linked":
+            if record["outcome"] == "linked" and link.get("kind") != DERIVED:
                 self.summary.superseded += 1
             elif record["outcome"] == "missing":
-                self._pending.append({**link, "at": _iso(link["at"])})
+                self._pending.append({**link, "at": _iso(link.get("at"))})
 
     def _retry_pending(self) -> None:
         """Supersede links whose old fact came later in the file (or never came)."""
         if not self._pending:
             return
-        links = [{**link, "at": parse_time("at", link["at"])} for link in self._pending]
+        pending = [{**link, "at": parse_time("at", link.get("at"))} for link in self._pending]
+        links = [link for link in pending if link.get("kind") != DERIVED]
+        derived = [link for link in pending if link.get("kind") == DERIVED]
+
+        def work(tx: ManagedTransaction) -> list[Record]:
+            records = run(tx, "import_supersedes", links=_link_params(links)) if links else []
+            if derived:
+                records += run(tx, "import_derived", links=_derived_params(derived))
+            return records
+
         with self._timed("neo4j"):
-            records = self.memory.db.write_tx(
-                lambda tx: run(tx, "import_supersedes", links=_link_params(links)), "import"
-            )
-        for record, link in zip(records, links, strict=True):
-            if record["outcome"] == "linked":
+            records = self.memory.db.write_tx(work, "import")
+        for record, link in zip(records, links + derived, strict=True):
+            kind = DERIVED if link.get("kind") == DERIVED else SUPERSEDES
+            if record["outcome"] == "linked" and kind == SUPERSEDES:
                 self.summary.superseded += 1
             elif record["outcome"] == "missing":
                 self.summary.links_missing += 1
                 self.summary.warnings.append(
-                    f"line {link['line']}: supersedes: no fact {link['old']!r} in the scope"
+                    f"line {link['line']}: {kind}: no fact {link['old']!r} in the scope"
                 )
         self._pending = []
 
@@ -875,6 +935,10 @@ def _link_created(
 
 def _link_params(links: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: link[k] for k in ("new", "old", "reason", "at")} for link in links]
+
+
+def _derived_params(links: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: link[k] for k in ("new", "old")} for link in links]
 
 
 def _iso(value: datetime | None) -> str | None:

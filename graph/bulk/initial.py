@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from graph.bulk.importer import (
+    DERIVED,
     Importer,
     ImportOptions,
     ImportSummary,
@@ -136,6 +137,8 @@ class InitialImporter(Importer):
         labels = ["Fact", str(params["shard_label"])] + (
             [_STATUS_LABELS[props["status"]]] if props["status"] in _STATUS_LABELS else []
         )
+        if props.get("standing") is not None:  # as cypher/import_facts.cypher labels it
+            labels.append("Standing")
         self.files.node("Fact", "Fact", fact_id, labels, props, params["times"])
         for ent in params["entities"]:
             self._mention(fact_id, scope, ent)
@@ -175,6 +178,8 @@ class InitialImporter(Importer):
                     "line": row.line,
                 }
             )
+        for source in row.derived_from:
+            self._links.append({"kind": DERIVED, "new": fact_id, "old": source, "line": row.line})
         session, turn = props.get("session_id"), props.get("turn")
         if session is not None and turn is not None:
             self._turns.setdefault((scope, str(session)), []).append(
@@ -255,6 +260,16 @@ class InitialImporter(Importer):
             )
         for link in self._links:
             new_scope, old_scope = self._scopes.get(link["new"]), self._scopes.get(link["old"])
+            if link.get("kind") == DERIVED:
+                if new_scope is not None and new_scope == old_scope:
+                    new, old = link["new"], link["old"]
+                    self.files.relationship("DERIVED_FROM", "Fact", new, "Fact", old)
+                else:
+                    self.summary.links_missing += 1
+                    self.summary.warnings.append(
+                        f"line {link['line']}: derived_from: no fact {link['old']!r} in the scope"
+                    )
+                continue
             if new_scope is not None and new_scope == old_scope:
                 at = link["at"]
                 self.files.relationship(

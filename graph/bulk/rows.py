@@ -11,7 +11,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,16 @@ def count_records(path: Path, fmt: str) -> int:
         return sum(1 for row in reader if row)
 
 
-def read_records(path: Path, fmt: str, *, skip: int = 0) -> Iterator[RawRecord]:
+def first_record(path: Path, fmt: str) -> RawRecord | None:
+    """The file's first record (an export's header line), or None for an empty file."""
+    records = read_records(path, fmt)
+    try:
+        return next(records, None)
+    finally:
+        records.close()
+
+
+def read_records(path: Path, fmt: str, *, skip: int = 0) -> Generator[RawRecord]:
     """Every record after the first `skip` ones; blank lines are not records."""
     if fmt == "jsonl":
         yield from _read_jsonl(path, skip)

@@ -4,7 +4,8 @@ A fact record has the fields of `FactInput` (validated by
 `graph.write.validation.fact_from_mapping`,
 so a bad row is refused with the same field-named reasons as an API write), an optional `scope`,
 and, in exports, the state the fact had: status, strength, both time axes' bookkeeping, entity
-links, supersede links, the vector and the derived texts. Only the fast path restores state; the
+links in every role, supersede and derived-from links, the standing mark, the consolidation queue,
+the vector and the derived texts. Only the fast path restores state; the
 full pipeline decides state itself, so there such fields are refused rather than ignored.
 
 Ids make imports idempotent. A record without an id gets one derived from its content and its
@@ -49,13 +50,20 @@ STATE_FIELDS = frozenset(
         "subject_key",
         "entities",
         "supersedes",
+        "derived_from",
+        "standing",
+        "consolidation_queued_at",
         "properties",
     }
 )
 ENTITY_FIELDS = frozenset(
     {"canonical", "name", "aliases", "type", "lexical_text", "created_at", "scope", "properties"}
 )
-ROLES = ("subject", "object")
+# The roles factgraph's own writers give a MENTIONS link: the write pipeline's subject and
+# object, the consolidator's mention. An export may carry others (a later version's, or an
+# operator's), which are restored as they are.
+KNOWN_ROLES = ("subject", "object", "mention")
+MAX_ROLE_CHARS = 64
 _NUMBER_TYPES = frozenset({float, int})
 _ENTITY_KNOWN = frozenset({"scope", "canonical", "name", "aliases", "type", "lexical_text"})
 
@@ -107,6 +115,7 @@ class FactRow:
     entities: tuple[EntityLink, ...] | None = None
     supersedes: tuple[SupersedeLink, ...] = ()
     vector: list[float] | None = None
+    derived_from: tuple[str, ...] = ()
 
     @property
     def id(self) -> str:
@@ -140,8 +149,13 @@ def parse_record(
     fast: bool,
     dimensions: int,
     extra_names: frozenset[str] = frozenset(),
+    exported: bool = False,
 ) -> Row:
-    """Validate one record; raises ValidationError naming the first bad field."""
+    """Validate one record; raises ValidationError naming the first bad field.
+
+    `exported`: the file is a versioned export (graph/bulk/fileformat.py), whose facts carry
+    their whole state: a standing mark or a place in the consolidation queue they do not carry
+    is one they did not have, where a hand-written row gets them computed as a write would."""
     if "entity" in data:
         return _entity_row(data, line=line, target_scope=target_scope, fast=fast)
     values = dict(data)
@@ -177,12 +191,21 @@ def parse_record(
         fact_id = translate_id(scope, fact.id) if translate else fact.id
     fact = dataclasses.replace(fact, id=fact_id)
     state = _state(state_raw, extra_names)
+    if exported:
+        for name in ("standing", "consolidation_queued_at"):
+            state.setdefault(name, None)
     entities = _entities(state_raw.get("entities"))
     supersedes = tuple(
         dataclasses.replace(link, old_id=translate_id(scope, link.old_id)) if translate else link
         for link in _supersedes(state_raw.get("supersedes"))
     )
-    return FactRow(line, scope, fact, status, fingerprint, state, entities, supersedes, vector)
+    derived_from = tuple(
+        translate_id(scope, source) if translate else source
+        for source in _ids("derived_from", state_raw.get("derived_from"))
+    )
+    return FactRow(
+        line, scope, fact, status, fingerprint, state, entities, supersedes, vector, derived_from
+    )
 
 
 def _vector(raw: Any, dimensions: int) -> list[float] | None:
@@ -267,17 +290,17 @@ def _count(name: str, raw: Any) -> int:
 def _state(raw: Mapping[str, Any], extra_names: frozenset[str]) -> dict[str, Any]:
     state: dict[str, Any] = {}
     for name, value in raw.items():
-        if value is None or name in {"status", "entities", "supersedes"}:
+        if value is None or name in {"status", "entities", "supersedes", "derived_from"}:
             continue
         if name == "strength":
             state[name] = _number(name, value)
         elif name == "access_count":
             state[name] = _count(name, value)
-        elif name in {"last_accessed_at", "expired_at", "updated_at"}:
+        elif name in {"last_accessed_at", "expired_at", "updated_at", "consolidation_queued_at"}:
             state[name] = _parse_time(name, value)
         elif name in {"index_text", "lexical_text"}:
             state[name] = _string(name, value, 4 * MAX_TEXT_CHARS)
-        elif name in {"embedder", "subject_key"}:
+        elif name in {"embedder", "subject_key", "standing"}:
             state[name] = _string(name, value)
         elif name == "properties":
             state[name] = _extras(value, extra_names)
@@ -304,9 +327,11 @@ def _entities(raw: Any) -> tuple[EntityLink, ...] | None:
     for item in raw:
         if not isinstance(item, Mapping):
             raise ValidationError("entities", "each entity must be an object")
-        role = item.get("role")
-        if role not in ROLES:
-            raise ValidationError("entities.role", f"must be one of {', '.join(ROLES)}")
+        role = _string("entities.role", item.get("role"), MAX_ROLE_CHARS)
+        if not role.strip():
+            raise ValidationError(
+                "entities.role", f"must not be empty (factgraph writes {', '.join(KNOWN_ROLES)})"
+            )
         canonical = _string("entities.canonical", item.get("canonical"))
         if not canonical.strip():
             raise ValidationError("entities.canonical", "must not be empty")
@@ -314,10 +339,18 @@ def _entities(raw: Any) -> tuple[EntityLink, ...] | None:
         kind = item.get("type")
         links.append(
             EntityLink(
-                str(role), canonical, name, None if kind is None else _string("entities.type", kind)
+                role, canonical, name, None if kind is None else _string("entities.type", kind)
             )
         )
     return tuple(links)
+
+
+def _ids(name: str, raw: Any) -> list[str]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise ValidationError(name, "must be a list of fact ids")
+    return [_string(name, item) for item in raw]
 
 
 def _supersedes(raw: Any) -> list[SupersedeLink]:

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from graph.errors import ValidationError
-from graph.write.validation import parse_time
+from graph.write.validation import check_clean, parse_time
 
 MAX_TOP_K = 100
 MAX_CANDIDATE_TOP_K = 1_000
@@ -214,6 +214,12 @@ class SearchOptions:
             not isinstance(self.context_id, str) or not self.context_id.strip()
         ):
             raise ValidationError("context_id", "must be a non-empty string")
+        for name in ("partitions", "tags", "exclude_ids"):
+            for item in getattr(self, name) or ():
+                if isinstance(item, str):
+                    check_clean(name, item)
+        if isinstance(self.context_id, str):
+            check_clean("context_id", self.context_id)
         return self
 
 
@@ -261,6 +267,7 @@ def _strings(name: str, raw: Any) -> tuple[str, ...]:
     for item in raw:
         if not isinstance(item, str) or not item.strip():
             raise ValidationError(name, "each item must be a non-empty string")
+        check_clean(name, item)
         if item not in out:
             out.append(item.strip() if name != "exclude_ids" else item)
     return tuple(out)

@@ -17,7 +17,7 @@ from graph.write.events import Action, FactChange, QueueMove
 from graph.write.facts import Decision, DecisionKind, Fact, FactStatus
 from graph.write.pipeline import is_single_valued, object_key, predicate_key
 from graph.write.recording import Recording
-from graph.write.validation import check_reason, check_scope
+from graph.write.validation import check_id, check_reason, check_scope
 
 
 class Lifecycle(Recording):
@@ -58,7 +58,7 @@ class Lifecycle(Recording):
         reason = check_reason(reason)
         now = self.clock()
         allowed = (FactStatus.ACTIVE, FactStatus.QUARANTINED, FactStatus.SUPERSEDED)
-        given = list(fact_ids)
+        given = [check_id("ids", fact_id) for fact_id in fact_ids]
 
         def work(tx: ManagedTransaction) -> list[tuple[Fact, Fact]]:
             found = list(within(tx)) if within is not None else []
@@ -98,6 +98,7 @@ class Lifecycle(Recording):
     ) -> Decision:
         """Promote a quarantined fact; it then supersedes what it contradicts, like a new write."""
         check_scope(scope)
+        check_id("id", fact_id)
         reason = check_reason(reason)
         now = self.clock()
 
@@ -160,6 +161,7 @@ class Lifecycle(Recording):
     ) -> bool:
         """Hard delete. The audit keeps one event with the id and the reason, nothing else."""
         check_scope(scope)
+        check_id("id", fact_id)
         reason = check_reason(reason)
         now = self.clock()
 
@@ -219,6 +221,7 @@ class Lifecycle(Recording):
         actor: str,
     ) -> Fact:
         check_scope(scope)
+        check_id("id", fact_id)
         reason = check_reason(reason)
         now = self.clock()
 

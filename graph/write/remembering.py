@@ -23,7 +23,13 @@ from graph.write.indexing import content_hash, index_text, lexical_text
 from graph.write.pipeline import Verdict, decide, quarantine_reason
 from graph.write.recording import Recording
 from graph.write.standing import revokes
-from graph.write.validation import check_reason, check_scope, fact_from_mapping, validate
+from graph.write.validation import (
+    check_id,
+    check_reason,
+    check_scope,
+    fact_from_mapping,
+    validate,
+)
 
 
 class Remembering(Recording):
@@ -197,6 +203,7 @@ class Remembering(Recording):
     ) -> Decision:
         """Replace an active fact with a new one, chaining them, whatever the predicate."""
         check_scope(scope)
+        check_id("id", old_id)
         data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
         reason = check_reason(reason)
         now = self.clock()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime, timezone
 from typing import Any
@@ -28,6 +29,34 @@ MAX_METADATA_BYTES = 16_000
 MAX_SCOPE_CHARS = 128
 
 _FIELDS = {f.name for f in dataclasses.fields(FactInput)}
+# Unicode's control characters (category Cc: C0, DEL and C1). An identifier holding one (a
+# scope, an id, a tag, a metadata key, an entity's name, mem0's user_id ...) cannot be told
+# from another in a log, a URL or the Neo4j Browser, a NUL cuts it short in C code, and
+# `import --initial` separates list items with U+001F. `IDENTIFIER_PATTERN` is the same rule
+# as the OpenAPI document states it (resolvers/http/openapi.py).
+CONTROL_CHARACTERS = r"\x00-\x1f\x7f-\x9f"
+_CONTROL = re.compile(f"[{CONTROL_CHARACTERS}]")
+IDENTIFIER_PATTERN = f"^[^{CONTROL_CHARACTERS}]*$"
+
+
+def check_clean(field: str, value: str) -> str:
+    """The one check every identifier of every interface passes: no control character.
+    ValidationError naming `field` (and where the character is) otherwise."""
+    found = _CONTROL.search(value)
+    if found is not None:
+        raise ValidationError(
+            field,
+            f"holds the control character U+{ord(found.group()):04X} at {found.start()}; "
+            "identifiers take none (U+0000-U+001F, U+007F-U+009F)",
+        )
+    return value
+
+
+def check_id(field: str, value: Any) -> str:
+    """A fact id a caller names (to read, retire or link it)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(field, "must be a non-empty string")
+    return check_clean(field, value)
 
 
 def check_scope(scope: str) -> str:
@@ -35,7 +64,28 @@ def check_scope(scope: str) -> str:
         raise ValidationError("scope", "must be a non-empty string")
     if len(scope) > MAX_SCOPE_CHARS:
         raise ValidationError("scope", f"longer than {MAX_SCOPE_CHARS} characters")
-    return scope
+    return check_clean("scope", scope)
+
+
+def check_tag(field: str, tag: Any) -> str:
+    """A tag as written or as filtered on."""
+    if not isinstance(tag, str) or not tag.strip():
+        raise ValidationError(field, "each tag must be a non-empty string")
+    if len(tag) > MAX_TAG_CHARS:
+        raise ValidationError(field, f"a tag is longer than {MAX_TAG_CHARS} characters")
+    return check_clean(field, tag)
+
+
+def check_keys(field: str, value: Any) -> None:
+    """Every key of a JSON object, at any depth, is clean."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if isinstance(key, str):
+                check_clean(field, key)
+            check_keys(field, inner)
+    elif isinstance(value, list):
+        for inner in value:
+            check_keys(field, inner)
 
 
 def whole(value: Any) -> Any:
@@ -143,6 +193,7 @@ def validate(fact: FactInput) -> FactInput:
             raise ValidationError(name, "must be a string")
         if len(value) > MAX_FIELD_CHARS:
             raise ValidationError(name, f"longer than {MAX_FIELD_CHARS} characters")
+        check_clean(name, value)
     if not fact.partition or not fact.partition.strip():
         raise ValidationError("partition", "must not be empty")
     if isinstance(fact.importance, bool) or not isinstance(fact.importance, int | float):
@@ -161,14 +212,12 @@ def validate(fact: FactInput) -> FactInput:
         raise ValidationError("tags", f"more than {MAX_TAGS} tags")
     tags: list[str] = []
     for tag in fact.tags:
-        if not isinstance(tag, str) or not tag.strip():
-            raise ValidationError("tags", "each tag must be a non-empty string")
-        if len(tag) > MAX_TAG_CHARS:
-            raise ValidationError("tags", f"a tag is longer than {MAX_TAG_CHARS} characters")
+        check_tag("tags", tag)
         if tag.strip() not in tags:
             tags.append(tag.strip())
     if not isinstance(fact.metadata, dict):
         raise ValidationError("metadata", "must be a JSON object")
+    check_keys("metadata", fact.metadata)
     try:
         encoded = json.dumps(fact.metadata, allow_nan=False)
     except (TypeError, ValueError) as exc:

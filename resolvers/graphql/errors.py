@@ -1,8 +1,11 @@
 """Turn exceptions into GraphQL errors a caller can act on, and never leak a stack trace.
 
 Errors factgraph raises on purpose (`graph.errors.FactgraphError`) keep their message and get
-`extensions.code` (and `extensions.field` for bad input). Anything else is logged with its
-traceback on the server and reaches the caller as "Internal server error".
+`extensions.code` (and `extensions.field` for bad input). graphql-core's own get a code by the
+stage that raised them: GRAPHQL_PARSE_FAILED (syntax), GRAPHQL_VALIDATION_FAILED (the document
+against the schema, literal arguments included) and BAD_USER_INPUT (variable values that do not
+coerce to their declared types: a null for `String!`, a number for a string). Anything else
+is logged with its traceback on the server and reaches the caller as "Internal server error".
 
 Logging is `log_errors`, in place of strawberry's, which wrote every error at ERROR: a
 client's typo (a syntax error, an empty scope) is the request's one INFO access-log line with
@@ -44,6 +47,10 @@ def code_of(error: GraphQLError) -> str:
         return "INTERNAL_SERVER_ERROR"
     if isinstance(error, GraphQLSyntaxError):
         return "GRAPHQL_PARSE_FAILED"
+    if original is None and not error.nodes and not error.path:
+        # graphql-core's variable coercion: the only errors that point at no place in the
+        # document (validation points at the node, execution at the path).
+        return "BAD_USER_INPUT"
     return "GRAPHQL_VALIDATION_FAILED"
 
 
@@ -57,12 +64,31 @@ def log_errors(errors: list[GraphQLError]) -> None:
         note_error(code_of(errors[0]), errors[0].message)
 
 
+def label(errors: list[GraphQLError]) -> None:
+    """Give graphql-core's own errors their code in place: a parse error reaches the caller
+    without passing `ShapeErrors` (strawberry answers it before the operation's hooks end)."""
+    for error in errors:
+        if error.original_error is None and not isinstance(
+            (error.extensions or {}).get("code"), str
+        ):
+            error.extensions = {**(error.extensions or {}), "code": code_of(error)}
+
+
 def shape(error: GraphQLError) -> GraphQLError:
     original = error.original_error
-    if original is None:
-        return error  # syntax and validation errors from graphql-core: already clear
     if isinstance(original, GraphQLError):
-        return original
+        return shape(original)
+    if original is None:  # syntax, validation and coercion errors from graphql-core
+        if isinstance((error.extensions or {}).get("code"), str):
+            return error
+        return GraphQLError(
+            error.message,
+            nodes=error.nodes,
+            source=error.source,
+            positions=error.positions,
+            path=error.path,
+            extensions={**(error.extensions or {}), "code": code_of(error)},
+        )
     extensions: dict[str, object] = {}
     if isinstance(original, FactgraphError):
         extensions["code"] = original.code

@@ -15,7 +15,7 @@ from resolvers.graphql.access import AccessQuery
 from resolvers.graphql.bookmarks import BookmarkExtension
 from resolvers.graphql.browse import BrowseMutation, BrowseQuery
 from resolvers.graphql.consolidation import ConsolidationMutation, ConsolidationQuery
-from resolvers.graphql.errors import ShapeErrors, log_errors
+from resolvers.graphql.errors import ShapeErrors, label, log_errors
 from resolvers.graphql.facts import FactMutation, FactQuery
 from resolvers.graphql.health import HealthQuery
 from resolvers.graphql.keyed import KeyedMutation, KeyedQuery
@@ -51,6 +51,7 @@ class Schema(strawberry.Schema):
     def process_errors(
         self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
     ) -> None:
+        label(errors)
         log_errors(errors)
 
 

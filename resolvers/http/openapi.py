@@ -27,6 +27,7 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 from typing_extensions import TypedDict
 
+from graph.write.validation import CONTROL_CHARACTERS
 from resolvers.http.observe import serves_data
 
 PATH = "/openapi.json"
@@ -82,8 +83,23 @@ def open_body_schema(cls: T) -> T:
 # What the server strips as blank (Python's str.isspace()), spelled out: JSON Schema's `\s`
 # (ECMA-262) is another set (\x1c-\x1f and \x85 are not space there, \ufeff is).
 _SPACE = r"\t\n\x0b\x0c\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# Those of them that are not control characters (which an identifier may start with).
+_SPACE_NOT_CONTROL = r"\x20\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 # A string the server refuses when empty or blank (an id, a name).
 NonEmpty = Annotated[str, Field(min_length=1, pattern=f"[^{_SPACE}]")]
+# Unicode's control characters, which no identifier holds (graph/write/validation.py
+# check_clean, the one check every interface's identifiers pass).
+_CONTROL = CONTROL_CHARACTERS
+# An identifier: a scope, an id, a tag, a partition, a session, an entity's name, mem0's
+# user_id ... At least one character that is not blank, and no control character (spaces
+# first, then a character that is neither: a pattern that cannot backtrack).
+Identifier = Annotated[
+    str,
+    Field(
+        min_length=1,
+        pattern=f"^[{_SPACE_NOT_CONTROL}]*[^{_SPACE}{_CONTROL}][^{_CONTROL}]*$",
+    ),
+]
 # Text that is stored or searched: no NUL character (Lucene and the tokenizer take none).
 NoNul = Annotated[str, Field(pattern=r"^[^\x00]*$")]
 # Such text that must say something (blank space first, then a character that is neither: a
@@ -317,7 +333,7 @@ def _operation(
     params = [*op.params]
     named = {p.name for p in params if p.location == "path"}
     params += [
-        Param(name, "path", f"The `{name}` of the path.", NonEmpty, required=True)
+        Param(name, "path", f"The `{name}` of the path.", Identifier, required=True)
         for name in route.param_convertors
         if name not in named
     ]

@@ -13,6 +13,10 @@ must be running (`lifespan()`, entered from the Starlette app's lifespan) before
 Each tool set (resolvers/mcp/toolsets/) has its own endpoint: /mcp serves factgraph's
 tools, /mcp/memory and /mcp/neo4j-memory the knowledge-graph tools of the servers of those
 names (`/mcp?tools=NAME` says the same), behind the same keys and scopes.
+
+Stateless, the SDK serves POST (a call) and GET (the event stream) and nothing else: no session
+to end with DELETE, no HEAD. Every other method gets one 405 from here, whatever the route
+or the SDK would have said, with the one `Allow` header that says so (`SERVED`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from mcp.server import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import HTTPConnection, Request
-from starlette.routing import Route
+from starlette.routing import Match, Route
 from starlette.types import Receive, Scope, Send
 
 from graph.auth.roles import Role, Unauthenticated
@@ -39,6 +43,7 @@ from resolvers.mcp.toolset import Caller, ToolSet
 from resolvers.mcp.toolsets import FACTGRAPH, TOOL_SETS, tool_set
 
 PATH = "/mcp"
+SERVED = ("GET", "POST")
 SCOPE_HEADER = "x-scope"
 _BOUND = "factgraph.mcp_scope"
 # When no key is required the server only answers loopback callers; checking Host and Origin
@@ -81,6 +86,28 @@ def _caller_of(ctx: ServerRequestContext[Any]) -> Caller:
     return Caller(scope=request.scope[_BOUND], role=key.role, actor=key.id)
 
 
+async def refused_method(scope: Scope, send: Send) -> bool:
+    """Answer a method MCP does not serve with 405 and `Allow`; whether it was one."""
+    method = scope.get("method", "")
+    if method in SERVED:
+        return False
+    message = f"/mcp serves {' and '.join(SERVED)}, not {method}"
+    await send_error(scope, send, 405, "METHOD_NOT_ALLOWED", message, allow=", ".join(SERVED))
+    return True
+
+
+class _McpRoute(Route):
+    """A route that hands every method to its endpoint, which answers those it does not serve
+    (Starlette's own 405 would list HEAD, which it adds beside GET, but the SDK does not serve)."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        match, child = super().matches(scope)
+        return (Match.FULL if match is Match.PARTIAL else match), child
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
 class McpEndpoint:
     """The ASGI app of one tool set (/mcp for factgraph's own)."""
 
@@ -99,6 +126,8 @@ class McpEndpoint:
             yield
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if await refused_method(scope, send):
+            return
         connection = HTTPConnection(scope)
         try:
             name = bound_scope(connection)
@@ -106,7 +135,10 @@ class McpEndpoint:
         except FactgraphError as exc:
             status = getattr(exc, "http_status", None) or 400
             challenge = "Bearer" if status == 401 else None
-            await send_error(scope, send, status, exc.code, str(exc), challenge=challenge)
+            extra = {"field": exc.field} if isinstance(exc, ValidationError) else None
+            await send_error(
+                scope, send, status, exc.code, str(exc), extra=extra, challenge=challenge
+            )
             return
         scope[_BOUND] = name
         await self.manager.handle_request(scope, receive, send)
@@ -129,12 +161,16 @@ class McpEndpoints:
             yield
 
     def routes(self) -> list[Route]:
-        methods = ["GET", "POST", "DELETE"]
-        named = [Route(f"{PATH}/{name}", e, methods=methods) for name, e in self.by_name.items()]
-        return [Route(PATH, self, methods=methods), *named]
+        methods = list(SERVED)
+        named = [
+            _McpRoute(f"{PATH}/{name}", e, methods=methods) for name, e in self.by_name.items()
+        ]
+        return [_McpRoute(PATH, self, methods=methods), *named]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """/mcp: the tool set `?tools=` names (factgraph's own without it)."""
+        if await refused_method(scope, send):
+            return
         named = HTTPConnection(scope).query_params.get("tools") or FACTGRAPH.name
         try:
             endpoint = self.by_name[tool_set(named).name]

@@ -19,6 +19,7 @@ from graph.search.options import MAX_QUERY_CHARS
 from resolvers.http.openapi import (
     DATE_TIME,
     JSON,
+    Identifier,
     NonEmpty,
     Param,
     Prose,
@@ -42,13 +43,13 @@ Moment = UnixTime | IsoMoment
 DayOrTime = UnixTime | IsoDay | IsoMoment
 # An id in a search or list: a value, a list of values (any of them) or `"*"` (any id of the
 # kind), or mem0's operators on it (`{"in": [...]}`, `{"ne": ...}`).
-NonEmptyList = Annotated[list[NonEmpty], Field(min_length=1)]
+IdentifierList = Annotated[list[Identifier], Field(min_length=1)]
 # mem0's operators on an id: at least one of them (`in` is a keyword: the functional form).
 Mem0IdOperators = TypedDict(
-    "Mem0IdOperators", {"eq": NonEmpty, "ne": NonEmpty, "in": NonEmptyList}, total=False
+    "Mem0IdOperators", {"eq": Identifier, "ne": Identifier, "in": IdentifierList}, total=False
 )
 ruled_body_schema({"minProperties": 1})(Mem0IdOperators)
-IdFilter = NonEmpty | NonEmptyList | Mem0IdOperators
+IdFilter = Identifier | IdentifierList | Mem0IdOperators
 Verdict = Literal["POSITIVE", "NEGATIVE", "VERY_NEGATIVE"]
 FEEDBACK: tuple[str, ...] = get_args(Verdict)
 
@@ -78,7 +79,7 @@ class Mem0MessageIn(TypedDict):
 class Mem0Context(TypedDict, total=False):
     """What mem0's 1.x client sends with every call once /v1/ping/ answered it."""
 
-    project_id: NonEmpty
+    project_id: Identifier
     """The project the call works on, unless `X-Scope` or `scope` names it."""
     org_id: str
     """Accepted and ignored (factgraph has no organisations)."""
@@ -89,13 +90,13 @@ class Mem0Ids(TypedDict, total=False):
     """The ids a memory carries; its owner is its `user_id`, else `agent_id`, `app_id`,
     `run_id`."""
 
-    user_id: NonEmpty
+    user_id: Identifier
     """A user (the owner, when given): its memories live in scope `<project>/user:<id>`."""
-    agent_id: NonEmpty
+    agent_id: Identifier
     """An agent."""
-    app_id: NonEmpty
+    app_id: Identifier
     """An app."""
-    run_id: NonEmpty
+    run_id: Identifier
     """A run: also the facts' session, the messages its next turns."""
 
 
@@ -267,7 +268,7 @@ class Mem0UpdateRequest(Mem0Context, total=False):
 class Mem0BatchUpdateItem(TypedDict, total=False):
     """One memory of a batch update."""
 
-    memory_id: Required[NonEmpty]
+    memory_id: Required[Identifier]
     text: Prose
     """Its new text (a new version)."""
     metadata: dict[str, Any]
@@ -285,7 +286,7 @@ class Mem0BatchUpdateRequest(TypedDict):
 class Mem0BatchDeleteItem(TypedDict):
     """One memory of a batch delete."""
 
-    memory_id: NonEmpty
+    memory_id: Identifier
 
 
 @body_schema
@@ -299,7 +300,7 @@ class Mem0BatchDeleteRequest(TypedDict):
 class Mem0FeedbackRequest(TypedDict, total=False):
     """Feedback on a memory, kept as an audit event on it."""
 
-    memory_id: Required[NonEmpty]
+    memory_id: Required[Identifier]
     feedback: Verdict | None
     feedback_reason: str | None
     """Why, in words."""
@@ -318,7 +319,7 @@ PROJECT_PARAMS = (
     Param("project_id", "query", "The project, as mem0's 1.x client sends it."),
     Param("org_id", "query", "Accepted and ignored."),
 )
-MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", NonEmpty, required=True)
+MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", Identifier, required=True)
 PAGE_PARAMS = (
     Param(
         "page",
@@ -334,7 +335,7 @@ PAGE_PARAMS = (
     ),
 )
 _ID_PARAMS = tuple(
-    Param(f"{kind}_id", "query", f"Only memories carrying this {kind} id (`*`: any).", NonEmpty)
+    Param(f"{kind}_id", "query", f"Only memories carrying this {kind} id (`*`: any).", Identifier)
     for kind in KINDS
 )
 # A date (YYYY-MM-DD, the whole UTC day) or an ISO-8601 date-time, as a query string.

@@ -13,7 +13,7 @@ from graph.adapters.mem0.filters import equalities
 from graph.adapters.mem0.reading import Entity
 from graph.errors import ValidationError
 from resolvers.http.context import call
-from resolvers.http.openapi import NonEmpty, Param, Reply
+from resolvers.http.openapi import Identifier, Param, Reply
 from resolvers.mem0.bodies import (
     MAX_PAGE,
     MAX_PAGE_SIZE,
@@ -35,7 +35,7 @@ ENTITY_PARAMS = (
         "entity_id",
         "path",
         "The id (`alice`); it may hold `/` (`team/alice`, or `team%2Falice` decoded once).",
-        NonEmpty,
+        Identifier,
         required=True,
     ),
 )

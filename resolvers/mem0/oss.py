@@ -25,7 +25,7 @@ from graph.adapters.mem0.writing import STORED_ROLES, Added, Change
 from graph.errors import NotFound, ValidationError
 from graph.search.options import MAX_QUERY_CHARS
 from resolvers.http.context import call
-from resolvers.http.openapi import NonEmpty, Param, Reply, described
+from resolvers.http.openapi import Identifier, Param, Reply, described
 from resolvers.mem0 import requests
 from resolvers.mem0.bodies import PROJECT_PARAMS, fields_of, query_names
 from resolvers.mem0.http import answer, json_body, project_of, project_of_memory, route
@@ -53,7 +53,7 @@ from resolvers.mem0.requests import boolean, integer, known, number
 TAG = "mem0 server"
 IDS = ("user_id", "agent_id", "run_id")
 HEADER_ONLY = tuple(p for p in PROJECT_PARAMS if p.location == "header")
-MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", NonEmpty, required=True)
+MEMORY_ID = Param("memory_id", "path", "Any version's id of the memory.", Identifier, required=True)
 BAD = Reply("Bad input: `detail` names the field and what is wrong. Nothing was written.", OssError)
 NOT_FOUND = Reply("No memory with this id in the project, or it was deleted.", OssError)
 _ID_PARAMS = tuple(

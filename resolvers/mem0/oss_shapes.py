@@ -18,7 +18,7 @@ from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K, HistoryEvent
 from graph.adapters.mem0.writing import Stored
 from graph.search.options import MAX_QUERY_CHARS
 from resolvers.http.openapi import (
-    NonEmpty,
+    Identifier,
     Prose,
     Timestamp,
     body_schema,
@@ -51,9 +51,9 @@ class OssMemoryCreate(TypedDict, total=False):
 
     messages: Required[Annotated[list[OssMessage], Field(min_length=1)]]
     """The messages, each user or assistant message stored as a memory."""
-    user_id: NonEmpty | None
-    agent_id: NonEmpty | None
-    run_id: NonEmpty | None
+    user_id: Identifier | None
+    agent_id: Identifier | None
+    run_id: Identifier | None
     metadata: dict[str, Any] | None
     """Kept with each memory."""
     expiration_date: DayOrTime | None
@@ -88,11 +88,11 @@ class OssSearchRequest(TypedDict, total=False):
     """What to look for."""
     filters: dict[str, Any] | None
     """mem0's filter grammar: ids, `AND` / `OR` / `NOT`, operators (docs/mem0.md)."""
-    user_id: NonEmpty | None
+    user_id: Identifier | None
     """Deprecated by mem0: pass it in `filters`."""
-    agent_id: NonEmpty | None
+    agent_id: Identifier | None
     """Deprecated by mem0: pass it in `filters`."""
-    run_id: NonEmpty | None
+    run_id: Identifier | None
     """Deprecated by mem0: pass it in `filters`."""
     top_k: Annotated[int, Field(ge=1, le=MAX_SEARCH_TOP_K)] | None
     """How many hits at most (20 unless given)."""

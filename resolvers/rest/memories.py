@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, Required
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -29,13 +29,20 @@ from graph.errors import FactgraphError, NotFound, ValidationError
 from graph.write.batch import checked_size
 from graph.write.facts import Decision, DecisionKind, Fact, FactStatus
 from graph.write.turn_fields import MAX_TURN
-from graph.write.validation import MAX_FIELD_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
+from graph.write.validation import (
+    IDENTIFIER_PATTERN,
+    MAX_FIELD_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TEXT_CHARS,
+)
 from resolvers.http.context import authorize, memory_of, rest_scope
 from resolvers.http.openapi import (
     BAD_INPUT,
     NOT_FOUND,
     SCOPE_PARAMS,
     ErrorBody,
+    Identifier,
     Param,
     Prose,
     Reply,
@@ -51,7 +58,14 @@ from resolvers.rest.search import (
     standing_json,
 )
 
-Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS)]
+# A JSON object whose keys, as every identifier, hold no control character (at any depth; the
+# document states it of the top level).
+Metadata = Annotated[
+    dict[str, Any],
+    WithJsonSchema({"type": "object", "propertyNames": {"pattern": IDENTIFIER_PATTERN}}),
+]
+# A short field (subject, partition, session ...): no control character, as every identifier.
+Text = Annotated[str, Field(min_length=1, max_length=MAX_FIELD_CHARS, pattern=IDENTIFIER_PATTERN)]
 
 
 @body_schema
@@ -62,7 +76,7 @@ class MemoryWrite(TypedDict, total=False):
     """The text (no NUL character)."""
     tags: (
         Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS)]],
+            list[Annotated[Identifier, Field(max_length=MAX_TAG_CHARS)]],
             Field(max_length=MAX_TAGS),
         ]
         | None
@@ -71,7 +85,7 @@ class MemoryWrite(TypedDict, total=False):
     """0 to 10 (default 5)."""
     partition_id: Text | None
     """A partition of the scope (default `default`)."""
-    metadata: dict[str, Any] | None
+    metadata: Metadata | None
     """Any JSON object (at most 16 kB); `session_id` and `turn` in it place the memory in a
     conversation when the top-level fields are absent."""
     source: Text | None
@@ -304,6 +318,7 @@ def decision_json(decision: Decision) -> DecisionRecord:
     replies={
         200: Reply("Every version, oldest first.", HistoryResponse),
         404: NOT_FOUND,
+        422: BAD_INPUT,
     },
     description="The supersede chain the memory belongs to, oldest first, each version with "
     "its status and validity. Needs the `reader` role.",
@@ -314,6 +329,9 @@ async def history(request: Request) -> Response:
         authorize(request, scope, "reader")
         fact_id = request.path_params["memory_id"]
         chain = await run_in_threadpool(memory_of(request).history, scope, fact_id)
+    except ValidationError as exc:  # the fact's id is this route's `memory_id`
+        field = "memory_id" if exc.field == "id" else exc.field
+        return error_response(ValidationError(field, exc.reason))
     except FactgraphError as exc:
         return error_response(exc)
     if not chain:

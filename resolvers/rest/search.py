@@ -35,7 +35,7 @@ from resolvers.http.openapi import (
     SCOPE_PARAMS,
     ErrorBody,
     ErrorDetail,
-    NonEmpty,
+    Identifier,
     NoNul,
     Reply,
     Timestamp,
@@ -71,9 +71,9 @@ class SearchRequest(TypedDict, total=False):
     """What to look for: words, a question."""
     top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, json_schema_extra={"default": 10})] | None
     """How many results at most."""
-    partition_ids: list[NonEmpty] | None
+    partition_ids: list[Identifier] | None
     """Only memories of these partitions (default: all)."""
-    tags: list[NonEmpty] | None
+    tags: list[Identifier] | None
     """Only memories carrying one of these tags."""
     weight_relevance: Weight | None
     """The weight of relevance (full-text and meaning) in the score; at least one weight > 0."""

@@ -40,7 +40,7 @@ from graph.search.options import MAX_TOP_K, check_query
 from graph.storage.db import run
 from graph.write.entities import normalise
 from graph.write.facts import DecisionKind
-from graph.write.validation import MAX_FIELD_CHARS, MAX_TEXT_CHARS, check_scope
+from graph.write.validation import MAX_FIELD_CHARS, MAX_TEXT_CHARS, check_clean, check_scope
 
 Additions = Sequence[tuple[str, Sequence[str]]]
 RelationKey = tuple[str, str, str]  # (source canonical, folded type, target canonical)
@@ -373,7 +373,7 @@ class KnowledgeGraph:
 
     def _name(self, name: str, field: str) -> tuple[str, str]:
         """The entity's display name and canonical key, or a ValidationError naming `field`."""
-        _text_field(name, field)
+        check_clean(field, _text_field(name, field))
         resolved = self.memory.resolver.resolve(name)
         if resolved is None:
             raise ValidationError(field, "must name something (a letter or a digit)")

@@ -27,6 +27,7 @@ from graph.adapters.mem0.held import Held, Origin
 from graph.errors import FactgraphError, NotFound, ValidationError
 from graph.memory import Memory
 from graph.write.facts import Fact, FactStatus
+from graph.write.validation import check_clean
 
 # The source of every fact written through mem0's API (operators may trust it for extraction:
 # FACTGRAPH_CONSOLIDATE_TRUSTED_SOURCES), and the audit's actor when no key is used.
@@ -81,6 +82,7 @@ class ProjectState:
         """A memory by any of its versions' ids; NotFound when the project has none."""
         if not isinstance(memory_id, str) or not memory_id.strip():
             raise ValidationError("memory_id", "must be a non-empty string")
+        check_clean("memory_id", memory_id)
         scope = store.fact_scope(self.memory.db, self.prefix, memory_id)
         if scope is None:
             raise NotFound(f"no memory {memory_id!r}")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graph.errors import ValidationError
-from graph.write.validation import MAX_SCOPE_CHARS, MAX_TAG_CHARS
+from graph.write.validation import MAX_SCOPE_CHARS, MAX_TAG_CHARS, check_clean
 
 # Owner precedence, and the order ids are reported in.
 KINDS = ("user", "agent", "app", "run")
@@ -130,7 +130,7 @@ def checked_id(field: str, value: Any) -> str:
         raise ValidationError(field, f"longer than {room} characters")
     if value == "*":
         raise ValidationError(field, "'*' matches any id in a filter; a memory needs a real id")
-    return value
+    return check_clean(field, value)
 
 
 def entity_ids(values: Mapping[str, Any], *, where: str = "") -> EntityIds:
@@ -147,6 +147,7 @@ def check_namespace(namespace: str) -> str:
     """A project name leaves room for its owners' scope names."""
     if not namespace.strip():
         raise ValidationError("project_id", "must be a non-empty string")
+    check_clean("project_id", namespace)
     longest = len(namespace_prefix(namespace)) + MAX_TAG_CHARS
     if longest > MAX_SCOPE_CHARS:
         room = MAX_SCOPE_CHARS - MAX_TAG_CHARS - len(SEPARATOR)

@@ -36,7 +36,7 @@ from graph.adapters.mem0.entities import (
 from graph.adapters.mem0.held import Origin
 from graph.errors import ValidationError
 from graph.write.facts import Fact
-from graph.write.validation import parse_time
+from graph.write.validation import check_clean, parse_time
 
 LOGICAL = ("AND", "OR", "NOT")
 TIME_FIELDS = ("created_at", "updated_at", "timestamp", "expiration_date")
@@ -232,10 +232,12 @@ def _comparison(field: str, op: str, operand: Any, where: str) -> Node:
             items = _list(operand, where)
             return Atom(field, op, tuple(_window(v, f"{where}[{i}]") for i, v in enumerate(items)))
         return Atom(field, op, _window(operand, where))
+    # Categories are tags and memory_ids are ids: identifiers, which hold no control character.
+    string = _identifier if field in ("categories", "memory_ids") else _string
     if op == "in":
         items = _list(operand, where)
-        return Atom(field, op, tuple(_string(v, f"{where}[{i}]") for i, v in enumerate(items)))
-    return Atom(field, op, _string(operand, where))
+        return Atom(field, op, tuple(string(v, f"{where}[{i}]") for i, v in enumerate(items)))
+    return Atom(field, op, string(operand, where))
 
 
 def _id(field: str, op: str, operand: Any, where: str) -> Node:
@@ -257,6 +259,7 @@ def _metadata(value: Any, where: str) -> Node:
         raise ValidationError(where, "must be an object of metadata keys and values")
     atoms: list[Node] = []
     for key, operand in value.items():
+        check_clean(where, str(key))  # a metadata key: named by where it stands, not echoed
         at = f"{where}.{key}"
         if isinstance(operand, Mapping):
             if not operand:
@@ -290,6 +293,10 @@ def _string(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value:
         raise ValidationError(where, "must be a non-empty string")
     return value
+
+
+def _identifier(value: Any, where: str) -> str:
+    return check_clean(where, _string(value, where))
 
 
 def _window(value: Any, where: str) -> Window:

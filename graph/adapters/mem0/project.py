@@ -13,6 +13,7 @@ from graph.adapters.mem0 import store
 from graph.adapters.mem0.entities import namespace_of_scope
 from graph.adapters.mem0.writing import Writing
 from graph.memory import Memory
+from graph.write.validation import check_clean
 
 
 class Project(Writing):
@@ -26,5 +27,6 @@ def locate(memory: Memory, memory_id: str) -> str | None:
     holds it; the caller's access is checked by the Project it then builds."""
     if not isinstance(memory_id, str) or not memory_id.strip():
         return None
+    check_clean("memory_id", memory_id)
     scope = store.fact_scope(memory.db, "", memory_id)
     return namespace_of_scope(scope) if scope is not None else None

@@ -35,6 +35,7 @@ from graph.adapters.mem0.reading import Reading
 from graph.errors import NotFound, ValidationError
 from graph.write.facts import Decision, DecisionKind, Fact, FactInput
 from graph.write.indexing import content_hash
+from graph.write.validation import check_keys
 
 MAX_MESSAGES = 1_000
 # The roles of mem0's messages; the first two are stored as memories.
@@ -198,6 +199,8 @@ class Writing(Reading):
             return Held(self._supersede(scope, current, text, change), held.origin)
         if change.metadata is None and not change.set_expires and change.timestamp is None:
             return held
+        if change.metadata is not None:  # written in place: no FactInput checks it
+            check_keys("metadata", change.metadata)
         now = self.memory.clock()
         stored = store.annotate(
             self.memory.db,
