@@ -1,4 +1,4 @@
-"""How well the standing-statement patterns (graph/write/standing.py) recognise the BEAM
+"""How well the standing-statement patterns (graph/reading/standing.py) recognise the BEAM
 development chats' instruction- and preference-following evidence, and how often they fire on
 the other messages.
 
@@ -7,7 +7,7 @@ the other messages.
     .venv/bin/python bench/standing.py --locomo ../shared/data/locomo/locomo-dev.json  # chit-chat
 
 No Neo4j, no model: the patterns over each message as the recall bench stores it ("role:
-content", graph/write/standing.py strips the label). Evidence of a type is every message its
+content", graph/reading/standing.py strips the label). Evidence of a type is every message its
 questions name; `recall` is the share of those the patterns recognise, `fires` the share of the
 other user messages they recognise (the assistant's never count).
 """
@@ -19,7 +19,7 @@ import json
 import random
 from pathlib import Path
 
-from graph.write.standing import recognise
+from graph.reading.standing import recognise
 
 ROOT = Path(__file__).resolve().parent.parent
 TYPES = ("instruction_following", "preference_following")

@@ -1,4 +1,4 @@
-// The scope's active standing statements (:Standing, graph/write/standing.py) by their vector's
+// The scope's active standing statements (:Standing, graph/reading/standing.py) by their vector's
 // similarity to $vector (the vector index's scale, (1 + cosine) / 2), best first: a revocation
 // retires the one it names (graph/write/pipeline.py), and a search returns those that bear on
 // its query (graph/search/standing.py). A scope holds few of them, so every one is scored

@@ -17,10 +17,10 @@ from graph.config import Settings
 from graph.errors import ValidationError
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
+from graph.reading.standing import Standing, recognise, revokes
 from graph.search import SearchOptions
 from graph.storage.db import Database
 from graph.write.facts import DecisionKind, FactStatus
-from graph.write.standing import Standing, recognise, revokes
 from tests.cli_helpers import cli_env, factgraph
 from tests.conftest import GraphQLClient
 from tests.mcp_helpers import ok, over_http

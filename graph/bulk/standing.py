@@ -1,7 +1,7 @@
 """`factgraph mark-standing`: the standing-statement patterns applied to facts already stored.
 
 A fact is recognised as a standing instruction or preference when it is written
-(graph/write/standing.py). Facts written before a factgraph that knew the patterns, or loaded by
+(graph/reading/standing.py). Facts written before a factgraph that knew the patterns, or loaded by
 a batch Cypher job that never ran them, carry no mark; and when the patterns change, marks
 written under the old ones are stale. This re-reads every fact's text with today's patterns and
 brings `standing` and the :Standing label to what they say, in batches by id, so it can be
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from graph.reading.standing import recognise
 from graph.storage.db import Database
-from graph.write.standing import recognise
 
 
 @dataclass

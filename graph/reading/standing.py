@@ -22,8 +22,15 @@ assistant ("assistant: always validate your input") is advice, not a standing in
 from __future__ import annotations
 
 import enum
+import json
+import math
 import re
 import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
 
 
 class Standing(enum.StrEnum):
@@ -58,6 +65,7 @@ _INSTRUCTION = re.compile(
     | \bmake\s+sure\s+(?:to\s+|you\s+)?always\b
     | \b(?:i'?ve|i\s+have)\s+been\s+(?:told|instructed|asked)\s+to\s+always\b
     | \bremember\s+to\s+always\b
+    | {_OPENS}(?:please\s+)?(?:stop|quit)\s+[a-z]+ing\b
     """,
     re.IGNORECASE | re.VERBOSE,
 )
@@ -101,6 +109,16 @@ _REVOKE = re.compile(
 )
 
 
+# A rule that opens with "stop": "Stop using bullet points" sets one (never use them), though it
+# may also withdraw an earlier "always use bullet points" (`revokes`); "you can stop using
+# them" only withdraws.
+_STOP_RULE = re.compile(r"^\W*(?:please\s+)?(?:stop|quit)\s+[a-z]+ing\b", re.IGNORECASE)
+
+
+def _withdraws_only(spoken: str) -> bool:
+    return _REVOKE.search(spoken) is not None and _STOP_RULE.search(spoken) is None
+
+
 def speaker(text: str, subject: str | None = None) -> str | None:
     """Who says the text: its transcript label ("user: ...") or else the fact's subject."""
     match = _SPEAKER.match(text)
@@ -125,20 +143,48 @@ def _spoken(text: str, subject: str | None) -> str | None:
     return words
 
 
-def recognise(text: str, subject: str | None = None) -> Standing | None:
-    """Whether a text sets a standing instruction or preference, and which.
+def patterns(text: str, subject: str | None = None) -> Standing | None:
+    """What the patterns alone say of a text (`recognise` without a vector).
 
     A revocation is neither: it retires one (`revokes`). An instruction wins over a
     preference when a text holds both ("I prefer short answers, so always keep them brief").
     """
     spoken = _spoken(text, subject)
-    if spoken is None or _REVOKE.search(spoken):
+    if spoken is None or _withdraws_only(spoken):
         return None
+    return _patterns(spoken)
+
+
+def _patterns(spoken: str) -> Standing | None:
     if _INSTRUCTION.search(spoken):
         return Standing.INSTRUCTION
     if _PREFERENCE.search(spoken):
         return Standing.PREFERENCE
     return None
+
+
+def recognise(
+    text: str,
+    subject: str | None = None,
+    *,
+    vector: Sequence[float] | None = None,
+    embedder: str | None = None,
+    model: Classifier | None = None,
+) -> Standing | None:
+    """Whether a text sets a standing instruction or preference, and which.
+
+    With the `vector` the write path made of it and the id of the `embedder` that made it,
+    the classifier (standing.json, trained on that model's vectors) decides, with what the
+    patterns say among its cues; without them (another model, a supplied vector), the patterns
+    alone. A text that is not the user's words, or that revokes, is never one.
+    """
+    spoken = _spoken(text, subject)
+    if spoken is None or _withdraws_only(spoken):
+        return None
+    classifier = model or shipped()
+    if vector and classifier is not None and embedder == classifier.model:
+        return classifier.kind(spoken, vector)
+    return _patterns(spoken)
 
 
 def revokes(text: str, subject: str | None = None) -> bool:
@@ -210,3 +256,166 @@ def _stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word
+
+
+# What the classifier reads of the words beside the vector: each cue is 1.0 when it matches the
+# spoken text. The vector tells a taste or a rule from other talk; these tell whose it is and
+# whether it lasts, where e5's vectors of "I'm vegan" and "My brother is vegan" sit together.
+_CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("question", re.compile(r"\?\s*$")),
+    ("first_person_open", re.compile(r"^\W*(?:i|i'm|i'd|i've|my|me)\b", re.I)),
+    (
+        "other_person_open",
+        re.compile(
+            r"^\W*(?:he|she|they|we|our|his|her|their|the|it|most|many|some|"
+            r"my\s+(?:sister|brother|mum|mom|dad|father|mother|friend|colleague|manager|boss|"
+            r"partner|wife|husband|son|daughter|kids|neighbour|neighbor|teacher|team|old)|"
+            r"[A-Z][a-z]+(?:'s)?\s+(?:is|was|loves|likes|hates|prefers|always|never|said|asked|"
+            r"can't|wants|would|'d|told))\b"
+        ),
+    ),
+    (
+        "past",
+        re.compile(
+            r"\b(?:yesterday|last\s+(?:week|year|month|night|weekend|saturday|sunday|monday|"
+            r"tuesday)|ago|used\s+to|once|when\s+i\s+was|back\s+then|in\s+(?:19|20)\d\d|was|"
+            r"were|went|did|had|got|tried|spent|ate|bought|met|called|sent|paid|took|lost|found|"
+            r"finished|started|moved|watched|gave|learned|heard|read\s+that|told)\b",
+            re.I,
+        ),
+    ),
+    (
+        "unsure",
+        re.compile(
+            r"\b(?:forget|forgot|can\s+never\s+remember|mix\s+up|seem\s+to|wonder|wondered|"
+            r"not\s+sure|thinking\s+about|might|hope|need\s+to|should\s+probably|going\s+to|"
+            r"planning|looking\s+for|trying\s+to\s+(?:fix|find)|stuck)\b",
+            re.I,
+        ),
+    ),
+    (
+        "one_off",
+        re.compile(
+            r"\b(?:this\s+(?:one|once|email|answer|comparison|reply|paragraph|article|file|"
+            r"time)|just\s+this|today|tomorrow|tonight|right\s+now|attached|after\s+the\s+call)\b",
+            re.I,
+        ),
+    ),
+    (
+        "lasting",
+        re.compile(
+            r"\b(?:every\s+time|whenever|always|never|ever|stop|quit|anymore|any\s+more)\b", re.I
+        ),
+    ),
+    (
+        "from_now_on",
+        re.compile(
+            r"\b(?:from\s+now\s+on|going\s+forward|from\s+here\s+on|henceforth|"
+            r"in\s+the\s+future|from\s+today)\b",
+            re.I,
+        ),
+    ),
+    ("stop_doing", re.compile(r"\b(?:stop|quit)\s+\w+ing\b", re.I)),
+    (
+        "taste",
+        re.compile(
+            r"\b(?:favou?rite|prefer|preferred|preference|love|like|enjoy|hate|dislike|"
+            r"can'?t\s+stand|fan\s+of|partial\s+to|rather|allergic|vegan|vegetarian|pescatarian|"
+            r"intolerant|gluten|keto|kosher|into|go-to|of\s+choice|supporter|suits?|avoid|"
+            r"only\s+drink|don'?t\s+(?:eat|drink|like))\b",
+            re.I,
+        ),
+    ),
+    ("you", re.compile(r"\b(?:you|your|me|my)\b", re.I)),
+    (
+        "imperative_open",
+        re.compile(
+            r"^\W*(?:please\s+)?(?:always|never|don'?t|do\s+not|stop|quit|use|keep|answer|reply|"
+            r"respond|write|give|call|show|add|put|include|explain|format|sign|skip|limit|address|"
+            r"remember|make|avoid|note|mention|assume|round|wrap|check|point|start|end|list|"
+            r"translate|summari[sz]e|fix|draft|convert|tell|send|could|can|review)\b",
+            re.I,
+        ),
+    ),
+)
+CUES = (*(name for name, _ in _CUES), "instruction_pattern", "preference_pattern")
+
+
+def cues(spoken: str) -> list[float]:
+    """The word cues of CUES for the words a user spoke (without a speaker's label)."""
+    found = _patterns(spoken)
+    return [1.0 if pattern.search(spoken) else 0.0 for _, pattern in _CUES] + [
+        1.0 if found is Standing.INSTRUCTION else 0.0,
+        1.0 if found is Standing.PREFERENCE else 0.0,
+    ]
+
+
+MODEL_FILE = Path(__file__).with_name("standing.json")
+_KINDS = (Standing.INSTRUCTION, Standing.PREFERENCE)
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def _dot(weights: Sequence[float], values: Sequence[float]) -> float:
+    return sum(w * v for w, v in zip(weights, values, strict=True))
+
+
+@dataclass(frozen=True)
+class Classifier:
+    """Two stacked logistic regressions per kind (bench/standing_set.py): one over the vector
+    of the stored text, whose log-odds join the word cues (CUES) in the second. A kind is said
+    when its probability is the higher and at least `threshold`.
+
+    Each row of `vector_weights` and `cue_weights` opens with its bias."""
+
+    model: str  # the Embedder.id whose vectors it reads
+    vector_weights: tuple[tuple[float, ...], ...]  # per kind: bias, one weight per dimension
+    cue_weights: tuple[tuple[float, ...], ...]  # per kind: bias, CUES, both vector log-odds
+    threshold: float
+
+    def probabilities(self, spoken: str, vector: Sequence[float]) -> tuple[float, ...]:
+        odds = [row[0] + _dot(row[1:], vector) for row in self.vector_weights]
+        x = cues(spoken) + odds
+        return tuple(_sigmoid(row[0] + _dot(row[1:], x)) for row in self.cue_weights)
+
+    def kind(self, spoken: str, vector: Sequence[float]) -> Standing | None:
+        """The kind a stored text states, from its spoken words and its vector."""
+        if len(vector) != len(self.vector_weights[0]) - 1:
+            return None
+        p = self.probabilities(spoken, vector)
+        best = max(range(len(_KINDS)), key=p.__getitem__)
+        return _KINDS[best] if p[best] >= self.threshold else None
+
+    def to_json(self, **about: Any) -> str:
+        return json.dumps(
+            {
+                "kinds": [k.value for k in _KINDS],
+                "cues": list(CUES),
+                "model": self.model,
+                "threshold": self.threshold,
+                "cue_weights": [list(row) for row in self.cue_weights],
+                "vector_weights": [list(row) for row in self.vector_weights],
+                **about,
+            }
+        )
+
+
+@cache
+def shipped() -> Classifier | None:
+    """The classifier trained by bench/standing_set.py --write; None before there is one."""
+    if not MODEL_FILE.exists():
+        return None
+    raw = json.loads(MODEL_FILE.read_text(encoding="utf-8"))
+    if list(raw["cues"]) != list(CUES) or list(raw["kinds"]) != [k.value for k in _KINDS]:
+        raise ValueError(f"{MODEL_FILE.name} was trained on other cues: {raw['cues']}")
+    return Classifier(
+        model=str(raw["model"]),
+        vector_weights=tuple(tuple(float(v) for v in row) for row in raw["vector_weights"]),
+        cue_weights=tuple(tuple(float(v) for v in row) for row in raw["cue_weights"]),
+        threshold=float(raw["threshold"]),
+    )
