@@ -302,8 +302,10 @@ def standing_near(
         "standing_near",
         ask={"scope": scope},
         vector=Vector(vector),
+        relative=Vector(vector),
         now=now,
         floor=0.0,
+        lift=0.0,
         limit=limit,
     )
     return [Neighbour(Fact.from_node(r["fact"]), 2.0 * float(r["score"]) - 1.0) for r in records]
