@@ -263,15 +263,16 @@ def _stem(word: str) -> str:
 # whether it lasts, where e5's vectors of "I'm vegan" and "My brother is vegan" sit together.
 _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("question", re.compile(r"\?\s*$")),
-    ("first_person_open", re.compile(r"^\W*(?:i|i'm|i'd|i've|my|me)\b", re.I)),
+    ("first_person_open", re.compile(r"^\W*(?:i|i'm|i'd|i've|my|me)\b", re.I | re.M)),
     (
         "other_person_open",
         re.compile(
-            r"^\W*(?:he|she|they|we|our|his|her|their|the|it|most|many|some|"
+            r"^\W*(?:(?i:he|she|they|we|our|his|her|their|the|it|most|many|some|"
             r"my\s+(?:sister|brother|mum|mom|dad|father|mother|friend|colleague|manager|boss|"
-            r"partner|wife|husband|son|daughter|kids|neighbour|neighbor|teacher|team|old)|"
+            r"partner|wife|husband|son|daughter|kids|neighbour|neighbor|teacher|team|old))|"
             r"[A-Z][a-z]+(?:'s)?\s+(?:is|was|loves|likes|hates|prefers|always|never|said|asked|"
-            r"can't|wants|would|'d|told))\b"
+            r"can't|wants|would|'d|told))\b",
+            re.M,
         ),
     ),
     (
@@ -334,7 +335,7 @@ _CUES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"respond|write|give|call|show|add|put|include|explain|format|sign|skip|limit|address|"
             r"remember|make|avoid|note|mention|assume|round|wrap|check|point|start|end|list|"
             r"translate|summari[sz]e|fix|draft|convert|tell|send|could|can|review)\b",
-            re.I,
+            re.I | re.M,
         ),
     ),
 )
