@@ -103,6 +103,9 @@ def with_standing(q: Question, ranked: Ranked, standing: Sequence[StandingFact])
 
 STANDING_FLOORS = (0.0, 0.86, 0.87, 0.88, 0.89, 0.9, 0.91)
 STANDING_LIMITS = (3, 5, 10)
+# Lifts over the background centroid (graph/search/standing.py DEFAULT_LIFT), at the default
+# floor and limit: what a list that stays empty for unrelated queries costs here.
+STANDING_LIFTS = (0.01, 0.02, 0.025, 0.03)
 
 
 def floors(
@@ -111,6 +114,7 @@ def floors(
     q: Question,
     ranked: Ranked,
     tally: dict[tuple[str, float, int], list[int]],
+    lifts: dict[tuple[str, float], list[int]] | None = None,
 ) -> None:
     """hit@10+standing at other floors and limits of the standing field, for choosing them
     (graph/search/standing.py): the scope's standing statements scored once, cut many ways."""
@@ -122,6 +126,20 @@ def floors(
             entry = tally.setdefault((q.kind, floor, limit), [0, 0])
             entry[0] += int(with_standing(q, ranked, kept))
             entry[1] += 1
+    for lift in STANDING_LIFTS if lifts is not None else ():
+        assert lifts is not None
+        kept = bearing(
+            memory.db,
+            scope,
+            vector,
+            datetime.now(UTC),
+            query=q.text,
+            lift=lift,
+            model=memory.embedder.id,
+        )
+        entry = lifts.setdefault((q.kind, lift), [0, 0])
+        entry[0] += int(with_standing(q, ranked, kept))
+        entry[1] += 1
 
 
 def measures(q: Question, ranked: Ranked) -> dict[str, float]:
@@ -312,6 +330,8 @@ class SetRun:
     standing_floors: dict[tuple[str, float, int], list[int]] = dataclasses.field(
         default_factory=dict
     )
+    # (type, lift) -> the same at the default floor and limit, with that lift
+    standing_lifts: dict[tuple[str, float], list[int]] = dataclasses.field(default_factory=dict)
 
 
 def stored(memory: Memory, scope: str) -> int:
@@ -377,7 +397,7 @@ def run_set(
                 values = measures(q, hits)
                 if q.kind in STANDING_TYPES:
                     values["hit@10+standing"] = with_standing(q, hits, result.standing)
-                    floors(memory, scope, q, hits, run.standing_floors)
+                    floors(memory, scope, q, hits, run.standing_floors, run.standing_lifts)
                 run.tally.add("hybrid", q.kind, values)
                 for k, s in zip(hits.keys, hits.scores, strict=True):
                     (run.positives if k in q.gold else run.negatives).append(s)
@@ -445,6 +465,11 @@ def summary(runs: list[SetRun], settings: dict[str, Any]) -> dict[str, Any]:
             entry["standing_floors"] = {
                 f"{kind} floor {floor} top {limit}": round(found / asked, 4)
                 for (kind, floor, limit), (found, asked) in sorted(run.standing_floors.items())
+            }
+        if run.standing_lifts:
+            entry["standing_lifts"] = {
+                f"{kind} lift {lift}": round(found / asked, 4)
+                for (kind, lift), (found, asked) in sorted(run.standing_lifts.items())
             }
         sets[run.name] = entry
     out: dict[str, Any] = {"sets": sets}

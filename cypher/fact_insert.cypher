@@ -2,7 +2,7 @@
 // The (scope, live_hash) uniqueness constraint makes concurrent writers converge on one node:
 // MERGE takes the constraint's lock, so the loser of a race matches the winner's fact.
 // The status label (:Active, :Quarantined, ...) mirrors `status` for the Neo4j Browser's style,
-// and :Standing marks a standing instruction or preference (graph/write/standing.py);
+// and :Standing marks a standing instruction or preference (graph/reading/standing.py);
 // $shard_label (:VectorShard07, graph/storage/vector_shards.py) puts the vector into its scope's index.
 MERGE (f:Fact {scope: $scope, live_hash: $props.content_hash})
   ON CREATE SET f += $props,

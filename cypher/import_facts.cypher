@@ -31,7 +31,7 @@ CALL (row) {
   }
   WITH row, same, f, same IS NULL AND f.id = row.props.id AS created
   // The status label mirrors `status` for the Neo4j Browser's style, :Standing marks a standing
-  // instruction or preference (graph/write/standing.py), and the shard label puts
+  // instruction or preference (graph/reading/standing.py), and the shard label puts
   // the vector into its scope's index (cypher/fact_insert.cypher).
   CALL (row, f, created) {
     WITH row, f WHERE created

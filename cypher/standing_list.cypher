@@ -1,4 +1,4 @@
-// A scope's active standing statements (:Standing, graph/write/standing.py), newest first, of
+// A scope's active standing statements (:Standing, graph/reading/standing.py), newest first, of
 // one kind ($kind: 'instruction' or 'preference') or both ($kind null); found by the
 // fact_standing index.
 MATCH (f:Standing)

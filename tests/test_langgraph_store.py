@@ -502,15 +502,19 @@ def test_a_search_carries_the_standing_instructions_and_preferences(
     assert isinstance(found, SearchItems) and keys(found) == ["deploy"]
     assert all(isinstance(item, SearchItem) for item in found)
     texts = {s.kind: s.fact.text for s in found.standing}
-    # An item's text is its value's JSON (the `$` field), read as the user's words.
-    assert "Always include type hints" in texts["instruction"]
-    assert "I prefer PostgreSQL" in texts["preference"]
+    # Stored as its value's JSON (the `$` field) and a digest, handed back as the user's words.
+    assert texts == {
+        "instruction": "Always include type hints in Python code.",
+        "preference": "I prefer PostgreSQL over MySQL for new projects.",
+    }
     assert all(s.similarity is not None and 0 < s.similarity <= 1 for s in found.standing)
     assert store.search(("notes",)).standing == []  # a listing has no query to bear on
     assert (
         FactgraphStore(client, standing_limit=0).search(("notes",), query=question).standing == []
     )
-    assert [s.kind for s in store.standing(kind="preference")] == ["preference"]
+    assert [(s.kind, s.fact.text) for s in store.standing(kind="preference")] == [
+        ("preference", "I prefer PostgreSQL over MySQL for new projects.")
+    ]
 
     async def asynchronously() -> list[str]:
         async with AsyncClient(server_url, scope=scope, timeout=300) as fg:

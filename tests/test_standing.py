@@ -4,6 +4,7 @@ hits, listed, and retired by a later statement that revokes them."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,11 @@ from graph.config import Settings
 from graph.errors import ValidationError
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
+from graph.reading.standing import Standing, recognise, revokes
 from graph.search import SearchOptions
+from graph.search.standing import bearing
 from graph.storage.db import Database
 from graph.write.facts import DecisionKind, FactStatus
-from graph.write.standing import Standing, recognise, revokes
 from tests.cli_helpers import cli_env, factgraph
 from tests.conftest import GraphQLClient
 from tests.mcp_helpers import ok, over_http
@@ -286,3 +288,32 @@ def test_the_python_client_returns_and_lists_them(
     assert [(s.fact.text, s.kind, s.similarity) for s in listed] == [
         (TYPE_HINTS, "instruction", None)
     ]
+
+
+def test_with_a_lift_a_query_about_something_else_gets_no_standing_statement(
+    memory: Memory, scope: str
+) -> None:
+    """e5 puts every query near every statement ("zebra" clears the absolute floor for both),
+    so a statement must also rise above its similarity to the background centroid."""
+    memory.remember(scope, {"text": TYPE_HINTS})
+    memory.remember(scope, {"text": POSTGRES})
+    memory.remember(scope, {"text": ORDINARY})
+
+    def kept(query: str, lift: float) -> list[str]:
+        vector = list(memory.embedder.embed_query(query))
+        found = bearing(
+            memory.db,
+            scope,
+            vector,
+            datetime.now(UTC),
+            query=query,
+            lift=lift,
+            model=memory.embedder.id,
+        )
+        return [s.fact.text for s in found]
+
+    assert len(kept("zebra", 0.0)) == 2  # the absolute floor alone keeps both
+    assert kept("zebra", 0.02) == []
+    assert kept("what pet does Carol have?", 0.02) == []
+    assert kept("write me a parser for config files in Python", 0.02)[0] == TYPE_HINTS
+    assert kept("which database should the new service use?", 0.02)[0] == POSTGRES

@@ -28,6 +28,7 @@ See docs/langgraph.md for the differences from LangGraph's reference stores.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import math
@@ -392,10 +393,12 @@ def _search_call(
                 for hit in data["search"]["hits"]
             ],
             [
-                Standing(
-                    Fact.from_graphql(s["fact"]),
-                    str(s["fact"]["standing"]).lower(),
-                    float(s["similarity"]),
+                read_as_statement(
+                    Standing(
+                        Fact.from_graphql(s["fact"]),
+                        str(s["fact"]["standing"]).lower(),
+                        float(s["similarity"]),
+                    )
                 )
                 for s in data["search"]["standing"]
             ],
@@ -440,6 +443,27 @@ def _meta(fact: Fact | None) -> dict[str, Any]:
 def _value(fact: Fact) -> dict[str, Any]:
     value = _meta(fact).get("value")
     return value if isinstance(value, dict) else {}
+
+
+def _strings(value: Any) -> list[str]:
+    """The text leaves of a value, in order (keys left out)."""
+    if isinstance(value, str):
+        return [value] if value.strip() else []
+    if isinstance(value, Mapping):
+        return [t for v in value.values() for t in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [t for v in value for t in _strings(v)]
+    return []
+
+
+def read_as_statement(standing: Standing) -> Standing:
+    """A standing item as the user's words: its value's text, without the JSON and the digest
+    the stored text carries (an item's text is what factgraph indexes, `_Logic._input`)."""
+    fact = standing.fact
+    if META not in fact.metadata:
+        return standing
+    words = " ".join(_strings(_value(fact)))
+    return dataclasses.replace(standing, fact=dataclasses.replace(fact, text=words or fact.text))
 
 
 def item_of(fact: Fact) -> Item:
@@ -624,7 +648,7 @@ class FactgraphStore(BaseStore):
     def standing(self, *, kind: str | None = None) -> list[Standing]:
         """The scope's standing instructions and preferences (of one `kind`, "instruction" or
         "preference", or both), newest first."""
-        return self.client.standing(kind=kind)
+        return [read_as_statement(s) for s in self.client.standing(kind=kind)]
 
     def _drive(self, steps: Steps[T]) -> T:
         try:
@@ -694,7 +718,7 @@ class AsyncFactgraphStore(BaseStore):
 
     async def astanding(self, *, kind: str | None = None) -> list[Standing]:
         """The scope's standing instructions and preferences, newest first (`standing()`)."""
-        return await self.client.standing(kind=kind)
+        return [read_as_statement(s) for s in await self.client.standing(kind=kind)]
 
     async def _drive(self, steps: Steps[T]) -> T:
         try:

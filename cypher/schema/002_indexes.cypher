@@ -10,6 +10,6 @@ CREATE TEXT INDEX entity_lexical IF NOT EXISTS FOR (e:Entity) ON (e.lexical_text
 // Full-text (Lucene) over the contextual index text: the lexical side of hybrid search.
 CREATE FULLTEXT INDEX fact_fulltext IF NOT EXISTS FOR (f:Fact) ON EACH [f.index_text]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'english', `fulltext.eventually_consistent`: false}};
-// A scope's standing instructions and preferences (:Standing, graph/write/standing.py): what
+// A scope's standing instructions and preferences (:Standing, graph/reading/standing.py): what
 // every search scores against its query, so a seek, not a scan of the scope's facts.
 CREATE RANGE INDEX fact_standing IF NOT EXISTS FOR (f:Standing) ON (f.scope, f.status);

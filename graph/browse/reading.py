@@ -8,6 +8,7 @@ from datetime import datetime
 from neo4j import ManagedTransaction
 
 from graph.errors import ValidationError
+from graph.reading.standing import Standing
 from graph.search.standing import listed
 from graph.state import MemoryState
 from graph.storage import store
@@ -16,7 +17,6 @@ from graph.storage.store import get_fact
 from graph.storage.wire import Vector
 from graph.write import validation
 from graph.write.facts import Fact, FactStatus
-from graph.write.standing import Standing
 from graph.write.validation import check_id, check_scope
 
 _LIVE = ("active", "quarantined")
@@ -131,7 +131,7 @@ class Reading(MemoryState):
         self, scope: str, *, kind: str | None = None, limit: int = MAX_STANDING_LISTED
     ) -> list[Fact]:
         """The scope's active standing instructions and preferences, newest first: what an
-        agent may put in every prompt (graph/write/standing.py). `kind`: "instruction" or
+        agent may put in every prompt (graph/reading/standing.py). `kind`: "instruction" or
         "preference" alone."""
         check_scope(scope)
         if kind is not None and kind not in {s.value for s in Standing}:

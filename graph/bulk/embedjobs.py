@@ -31,6 +31,7 @@ from graph.config import Settings
 from graph.errors import ValidationError
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
+from graph.reading.standing import recognise
 from graph.storage import vector_shards
 from graph.storage.db import Database, run
 from graph.storage.schema import apply_schema, vector_dimensions
@@ -192,6 +193,14 @@ def _complete_batch(
     made: dict[str, dict[str, Any]] = {}
     for row, embedded in zip(rows, chunks.embed(memory.embedder, texts), strict=True):
         row["props"]["embedding"] = Vector(embedded.vector)
+        # Read again now that the vector exists: the classifier reads it beside the patterns.
+        kind = recognise(
+            str(row["props"]["text"]),
+            row["props"].get("subject"),
+            vector=embedded.vector,
+            embedder=memory.embedder.id,
+        )
+        row["props"]["standing"] = kind.value if kind is not None else None
         fact_id, scope = row["props"]["id"], row["props"]["scope"]
         made[fact_id] = chunks.row(fact_id, scope, embedded.chunks)
     if rows:

@@ -1,10 +1,11 @@
-"""`factgraph mark-standing`: the standing-statement patterns applied to facts already stored.
+"""`factgraph mark-standing`: the standing-statement recogniser applied to facts already stored.
 
 A fact is recognised as a standing instruction or preference when it is written
-(graph/write/standing.py). Facts written before a factgraph that knew the patterns, or loaded by
-a batch Cypher job that never ran them, carry no mark; and when the patterns change, marks
-written under the old ones are stale. This re-reads every fact's text with today's patterns and
-brings `standing` and the :Standing label to what they say, in batches by id, so it can be
+(graph/reading/standing.py). Facts written before a factgraph that knew how, or loaded by a
+batch Cypher job that never ran it, carry no mark; and when the recogniser changes, marks
+written under the old one are stale. This re-reads every fact's text (and its vector, for the
+classifier) with today's recogniser and brings `standing` and the :Standing label to what they
+say, in batches by id, so it can be
 stopped and run again (a second run changes nothing). Revocations are not replayed: which
 statement an old "drop the type hints" withdrew was decided, or not, when it was written, and
 re-deciding it would rewrite history that callers may have read.
@@ -17,8 +18,8 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from graph.reading.standing import recognise
 from graph.storage.db import Database
-from graph.write.standing import recognise
 
 
 @dataclass
@@ -53,7 +54,12 @@ def mark_standing(
                 break
             rows = []
             for record in records:
-                kind = recognise(str(record["text"] or ""), record["subject"])
+                kind = recognise(
+                    str(record["text"] or ""),
+                    record["subject"],
+                    vector=record["embedding"],
+                    embedder=record["embedder"],
+                )
                 now = kind.value if kind is not None else None
                 if now == record["standing"]:
                     continue

@@ -152,6 +152,7 @@ def search(
             now,
             query=query,
             limit=options.standing_limit,
+            model=embedder.id,
         )
         if embedded and options.standing_limit
         else None

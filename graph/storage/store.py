@@ -17,6 +17,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.errors import NotFound
+from graph.reading.standing import recognise
 from graph.storage import vector_shards
 from graph.storage.db import Database, run
 from graph.storage.wire import Vector
@@ -25,7 +26,6 @@ from graph.write import passages
 from graph.write.entities import ResolvedEntity
 from graph.write.facts import Fact, FactInput, FactStatus
 from graph.write.pipeline import Neighbour, predicate_key
-from graph.write.standing import recognise
 
 
 @dataclass(frozen=True)
@@ -89,12 +89,14 @@ def fact_properties(
         # The consolidation queue (graph/consolidation/): every live fact written is queued.
         "consolidation_queued_at": now if live else None,
         # A standing instruction or preference, recognised from the text (and :Standing).
-        "standing": _standing(fact),
+        "standing": _standing(fact, embedding, embedder),
     }
 
 
-def _standing(fact: FactInput) -> str | None:
-    kind = recognise(fact.text, fact.subject)
+def _standing(fact: FactInput, vector: list[float] | None, embedder: str | None) -> str | None:
+    """The kind a fact's text states, read with the vector the write made of it (a vector
+    that came with the fact is "supplied", of no known model: the patterns alone read it)."""
+    kind = recognise(fact.text, fact.subject, vector=vector, embedder=embedder)
     return kind.value if kind is not None else None
 
 
@@ -300,8 +302,10 @@ def standing_near(
         "standing_near",
         ask={"scope": scope},
         vector=Vector(vector),
+        relative=Vector(vector),
         now=now,
         floor=0.0,
+        lift=0.0,
         limit=limit,
     )
     return [Neighbour(Fact.from_node(r["fact"]), 2.0 * float(r["score"]) - 1.0) for r in records]

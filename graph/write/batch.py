@@ -42,6 +42,7 @@ from neo4j import ManagedTransaction
 from graph.clock import Clock
 from graph.config import PipelineSettings
 from graph.errors import ValidationError
+from graph.reading.standing import revokes
 from graph.storage import store, vector_shards
 from graph.storage.db import run
 from graph.storage.store import EntityRef, new_id
@@ -50,7 +51,6 @@ from graph.write import chunks, passages
 from graph.write.chunks import Chunk
 from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatus
 from graph.write.pipeline import Neighbour, Verdict, decide
-from graph.write.standing import revokes
 from graph.write.validation import fact_from_mapping, validate
 
 NEAR_K = 5  # neighbours the pipeline looks at, as in Memory.remember_with_decision

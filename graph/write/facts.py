@@ -83,7 +83,7 @@ class Fact:
     expired_at: datetime | None
     updated_at: datetime | None
     # "instruction" or "preference" when the text sets one for later answers
-    # (graph/write/standing.py); such a fact also carries the :Standing label.
+    # (graph/reading/standing.py); such a fact also carries the :Standing label.
     standing: str | None = None
 
     @classmethod

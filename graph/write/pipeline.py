@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from graph.config import PipelineSettings
+from graph.reading.standing import revokes, topic_terms
 from graph.write.entities import normalise
 from graph.write.facts import DecisionKind, Fact, FactInput
-from graph.write.standing import revokes, topic_terms
 
 # Phrases aimed at the agent reading its memory rather than describing the world. Kept short
 # and explicit: a false positive costs a review, a false negative costs a hijacked agent.
@@ -107,7 +107,7 @@ def decide(
 
     `near` holds live neighbours by cosine (best first); `same_slot` the active facts with the
     same subject and predicate; `standing` the scope's active standing statements by cosine
-    (best first), asked only for a text that revokes one (graph/write/standing.py).
+    (best first), asked only for a text that revokes one (graph/reading/standing.py).
     """
     reason = quarantine_reason(fact, settings)
     if reason is not None:

@@ -14,6 +14,7 @@ from neo4j import ManagedTransaction
 
 from graph.errors import Conflict, NotFound
 from graph.observability import tracing
+from graph.reading.standing import revokes
 from graph.storage import store
 from graph.storage.store import EntityRef, fact_properties, new_id
 from graph.write import batch, chunks
@@ -22,7 +23,6 @@ from graph.write.facts import Decision, DecisionKind, Fact, FactInput, FactStatu
 from graph.write.indexing import content_hash, index_text, lexical_text
 from graph.write.pipeline import Verdict, decide, quarantine_reason
 from graph.write.recording import Recording
-from graph.write.standing import revokes
 from graph.write.validation import (
     check_id,
     check_reason,

@@ -4,7 +4,7 @@
 
 import {ApiError, FACT, gql} from '../api.js';
 import {field, h, num} from '../dom.js';
-import {busy, clearErrors, dayToIso, errorSlot, factSummary, notice, showError, splitList} from '../ui.js';
+import {busy, clearErrors, dayToIso, errorSlot, factSummary, notice, showError, splitList, standingBadge} from '../ui.js';
 
 const QUERY = `query ConsoleSearch($scope: String!, $query: String!, $options: SearchOptionsInput) {
   search(scope: $scope, query: $query, options: $options) {
@@ -176,11 +176,14 @@ export async function render(main, {params, stale}, ctx) {
       const byId = new Map(hits.map((hit) => [hit.fact.id, hit.fact]));
       // The standing instructions and preferences that bear on the query, above the hits: an
       // agent puts them in its prompt whatever it finds.
+      // One line each, in a fold, so that the hits stay on the first screen.
       const standingList = standing.length
-        ? h('section', {class: 'standing', 'aria-label': 'standing instructions and preferences'},
-          h('h2', {}, 'Standing instructions and preferences'),
-          h('ol', {class: 'hits'}, standing.map((s) => h('li', {class: 'hit'},
-            factSummary(s.fact, h('p', {class: 'hint'}, `similarity ${num(s.similarity)}`))))))
+        ? h('details', {class: 'standing', open: true, 'aria-label': 'standing instructions and preferences'},
+          h('summary', {}, `${standing.length} standing instruction${standing.length === 1 ? '' : 's'} or preference${standing.length === 1 ? '' : 's'}`),
+          h('ol', {class: 'standing-list'}, standing.map((s) => h('li', {class: 'standing-item', dataset: {factId: s.fact.id}},
+            standingBadge(s.fact.standing), ' ',
+            h('a', {href: `#/fact/${encodeURIComponent(s.fact.id)}`, title: s.fact.text}, s.fact.text), ' ',
+            h('span', {class: 'hint'}, num(s.similarity))))))
         : null;
       const what = options.thread
         ? `${hits.length} fact${hits.length === 1 ? '' : 's'} of the thread, in the order said (oldest first), in scope `
