@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 import mcp_types as types
@@ -26,7 +26,6 @@ from mcp.shared.exceptions import MCPError
 
 from graph.auth.roles import Forbidden, Unauthenticated, check_role
 from graph.errors import FactgraphError, NotFound, ValidationError
-from graph.memory import Memory
 from graph.observability import metrics
 from graph.write.facts import DecisionKind
 from resolvers.http.observe import note_error
@@ -35,10 +34,13 @@ from resolvers.mcp.arguments import Arguments
 from resolvers.mcp.toolset import Caller, Tool, ToolSet, coded
 from resolvers.mcp.toolsets import FACTGRAPH
 
+if TYPE_CHECKING:
+    from graph.memory import Memory
+
 log = logging.getLogger("factgraph.mcp")
 
 CallerOf = Callable[[ServerRequestContext[Any]], Caller]
-MemoryOf = Callable[[ServerRequestContext[Any]], Memory]  # may block: called in a worker thread
+MemoryOf = Callable[[ServerRequestContext[Any]], "Memory"]  # may block: called in a worker thread
 A = TypeVar("A")
 R = TypeVar("R")
 

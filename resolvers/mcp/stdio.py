@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.stdio import stdio_server
-from neo4j.exceptions import Neo4jError
 
 from graph.auth.roles import Role
 from graph.errors import DatabaseUnavailable, FactgraphError
@@ -78,6 +77,8 @@ class LazyMemory:
                 except Exception as exc:  # a setup failure: the operator's to fix, not a crash
                     # Neo4j that cannot be set up or refuses us says why in words, as the
                     # command line says it; anything else is logged with its traceback.
+                    from neo4j.exceptions import Neo4jError  # loaded by the connect by now
+
                     known = isinstance(exc, Neo4jSetupError | Neo4jError)
                     log.error("factgraph could not start: %s", exc, exc_info=None if known else exc)
                     self._failure = DatabaseUnavailable(f"factgraph could not start: {exc}")
