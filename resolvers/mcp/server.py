@@ -123,9 +123,12 @@ def build_server(
     *,
     tool_set: ToolSet = FACTGRAPH,
     name: str = "factgraph",
+    on_listed: Callable[[], None] | None = None,
 ) -> Server[Any]:
     """The MCP server of one tool set; `memory_of` / `caller_of` say which service and which
-    caller a request has (the app's memory may only exist once its lifespan has started)."""
+    caller a request has (the app's memory may only exist once its lifespan has started).
+    `on_listed` is called each time a tools/list answer is ready (stdio starts loading the
+    memory then)."""
     tools = tool_set.by_name
     checkers = {tool.name: Arguments(tool.schema) for tool in tool_set.tools}
     resources = tool_set.resources
@@ -139,7 +142,10 @@ def build_server(
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_listing(t) for t in visible(caller(ctx), tool_set)])
+        listed = types.ListToolsResult(tools=[_listing(t) for t in visible(caller(ctx), tool_set)])
+        if on_listed is not None:
+            on_listed()
+        return listed
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
