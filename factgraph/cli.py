@@ -14,8 +14,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from neo4j.exceptions import Neo4jError
-
 from graph.config import Settings
 from graph.errors import FactgraphError
 from graph.platform import cypher_shell
@@ -297,14 +295,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _guarded(lambda: handlers[args.command](args, Settings.from_env()))
 
 
+def _refused_by_neo4j(exc: BaseException) -> bool:
+    """A Neo4jError, told without importing the driver: a command that never loaded it (such
+    as `factgraph mcp` before its first call) cannot have one, and the import costs 0.3-0.5 s
+    of a start-up a desktop host waits for."""
+    errors = sys.modules.get("neo4j.exceptions")
+    return errors is not None and isinstance(exc, errors.Neo4jError)
+
+
 def _guarded(command: Callable[[], int]) -> int:
     try:
         return command()
     except (Neo4jSetupError, FactgraphError, ValueError) as exc:
         print(f"factgraph: error: {exc}", file=sys.stderr)
         return 2
-    except Neo4jError as exc:  # refused by the server: its own words, not a traceback
-        print(f"factgraph: error: Neo4j refused it: {exc.message} ({exc.code})", file=sys.stderr)
+    except Exception as exc:
+        if not _refused_by_neo4j(exc):
+            raise
+        # Refused by the server: its own words, not a traceback.
+        print(
+            f"factgraph: error: Neo4j refused it: {exc.message} ({exc.code})",  # type: ignore[attr-defined]
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("factgraph: interrupted", file=sys.stderr)

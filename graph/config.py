@@ -226,7 +226,7 @@ class LLMSettings:
         )
 
 
-EXPIRY_ACTIONS = ("forget", "purge", "off")
+EXPIRY_ACTIONS = ("hide", "forget", "purge", "off")
 
 
 @dataclass(frozen=True)
@@ -243,7 +243,7 @@ class ConsolidationSettings:
     # (overall 0.813 -> 0.806, bench/results/locomo-dev.md "consolidator: time enricher").
     time: bool = False
     mentions: bool = True  # FACTGRAPH_CONSOLIDATE_MENTIONS: known entities' names linked
-    expiry: str = "forget"  # FACTGRAPH_CONSOLIDATE_EXPIRY: forget | purge | off
+    expiry: str = "hide"  # FACTGRAPH_CONSOLIDATE_EXPIRY: hide | forget | purge | off
     batch_size: int = 50  # facts per transaction (a kill loses at most one batch's work)
     # Share of one core the worker may use: after a batch that took t seconds it sleeps
     # t * (1 - share) / share. Its thread also runs at nice +10.
@@ -271,7 +271,7 @@ class ConsolidationSettings:
             worker=_env_bool("FACTGRAPH_CONSOLIDATE", True),
             time=_env_bool("FACTGRAPH_CONSOLIDATE_TIME", False),
             mentions=_env_bool("FACTGRAPH_CONSOLIDATE_MENTIONS", True),
-            expiry=_choice("FACTGRAPH_CONSOLIDATE_EXPIRY", "forget", EXPIRY_ACTIONS),
+            expiry=_choice("FACTGRAPH_CONSOLIDATE_EXPIRY", "hide", EXPIRY_ACTIONS),
             batch_size=batch,
             cpu_share=share,
             idle_seconds=max(0.05, _env_float("FACTGRAPH_CONSOLIDATE_IDLE", 2.0)),

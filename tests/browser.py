@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
+from websockets.sync.connection import Connection as WebSocket
 
 from bench.chromium import find_chromium
 
@@ -51,7 +52,9 @@ class BrowserError(AssertionError):
 class Connection:
     """One WebSocket to the browser; page sessions are multiplexed over it (flat mode)."""
 
-    def __init__(self, ws: ClientConnection) -> None:
+    # The base class: websockets 15 (which google-adk pins) types connect()'s answer as it,
+    # 16 and later as its ClientConnection subclass.
+    def __init__(self, ws: WebSocket) -> None:
         self.ws = ws
         self.next_id = 0
         self.events: list[dict[str, Any]] = []

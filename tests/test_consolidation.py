@@ -254,6 +254,28 @@ def test_facts_past_their_expiry_are_retired_with_an_audit_entry(
     assert memory.get(scope, lasting.id) is not None
 
 
+def test_the_default_sweep_hides_expired_facts_and_a_new_write_is_not_folded_into_them(
+    memory: Memory, scope: str
+) -> None:
+    assert ConsolidationSettings().expiry == "hide"
+    soon = datetime.now(UTC) + timedelta(days=1)
+    fact = memory.remember(scope, {"text": "door code is 4411", "expires_at": soon})
+    later = soon + timedelta(hours=1)
+    work = Consolidator(memory, ConsolidationSettings(), clock=lambda: later)
+
+    assert work.run(scope).expired == 1
+    assert work.run(scope).expired == 0  # hidden once: the sweep does not come back to it
+    kept = memory.db.read("fact_get", {"scope": scope, "id": fact.id})[0]["fact"]
+    assert kept["status"] == FactStatus.ACTIVE.value  # kept, not forgotten
+    assert not {"forget", "purge"} & {e.kind for e in memory.audit_trail(scope, fact.id)}
+
+    # The same text written after the date is a new fact, not a duplicate of the hidden one.
+    again = Memory(memory.db, memory.embedder, clock=lambda: later).remember_with_decision(
+        scope, {"text": "door code is 4411"}
+    )
+    assert again.kind.value == "insert" and again.fact.id != fact.id
+
+
 def test_expiry_off_leaves_expired_facts_alone(memory: Memory, scope: str) -> None:
     soon = datetime.now(UTC) + timedelta(days=1)
     fact = memory.remember(scope, {"text": "door code is 4411", "expires_at": soon})
@@ -326,7 +348,7 @@ def test_graphql_shows_a_scopes_queue_and_queues_it_again(
     )["consolidation"]
     assert status["queued"] == 2 and status["scope"] == scope
     assert status["oldestQueuedAt"] is not None and status["lagSeconds"] >= 0
-    assert status["enrichers"] == ["mentions", "expiry:forget"]  # the defaults
+    assert status["enrichers"] == ["mentions", "expiry:hide"]  # the defaults
     assert status["workerRunning"] is False  # the suite's server runs no worker
 
     consolidator(memory).run(scope)

@@ -419,7 +419,7 @@ def test_search_by_meaning(store: FactgraphStore) -> None:
         assert item.score is not None and 0 < item.score <= 1
 
 
-def test_an_update_is_searched_by_its_new_value_and_index_false_is_not_searched(
+def test_an_update_is_searched_by_its_new_value_and_index_false_comes_last_unscored(
     store: FactgraphStore,
 ) -> None:
     """test_vector_update_with_embedding"""
@@ -436,6 +436,11 @@ def test_an_update_is_searched_by_its_new_value_and_index_false_is_not_searched(
     assert "doc4" not in keys(store.search(("test",), query="new text about dogs", limit=3))
     assert "doc4" in keys(store.search(("test",)))  # still listed and readable
     assert store.get(("test",), "doc4") is not None
+    # Past the scored items, up to the limit, it comes back with no score, as from LangGraph's
+    # in-memory and SQLite stores.
+    found = store.search(("test",), query="new text about dogs", limit=10)
+    assert [(item.key, item.score) for item in found][-1] == ("doc4", None)
+    assert all(item.score is not None for item in found[:-1])
 
 
 def test_search_pages_by_score(store: FactgraphStore) -> None:
@@ -843,3 +848,13 @@ def test_each_indexed_field_is_a_vector_of_its_own(client: Client) -> None:
     assert abs(scores["alone"] - scores["beside"]) < 0.05, scores
     texts = {f.subject: f.text for f in client.timeline(partition='["docs"]').items}
     assert texts["beside"].startswith("Baking sourdough bread at home\x1eMinutes")
+
+
+def test_a_short_field_scores_the_same_first_or_second(client: Client) -> None:
+    """The digest that makes an item's text unique is in no field's vector: "bbb" scored 0.729
+    as the first of two fields and 0.276 as the second, after "aaa" (issue 65)."""
+    store = FactgraphStore(client, index={"fields": ["first", "second"]})
+    store.put(("pos",), "bbb-first", {"first": "bbb", "second": "aaa"})
+    store.put(("pos",), "bbb-second", {"first": "aaa", "second": "bbb"})
+    scores = {item.key: item.score or 0.0 for item in store.search(("pos",), query="bbb")}
+    assert abs(scores["bbb-first"] - scores["bbb-second"]) < 0.02, scores

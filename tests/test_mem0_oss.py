@@ -173,3 +173,18 @@ def test_the_server_routes_are_mem0_paths_labelled_without_ids() -> None:
         "/memories"
     }
     assert route_label("/v1/memories/m1/") == "/v1/memories"
+
+
+def test_the_llm_configuration_routes_answer_a_clear_501_not_a_bare_404(
+    http: httpx.Client,
+) -> None:
+    for method, path in [
+        ("POST", "/configure"),
+        ("GET", "/configure/providers"),
+        ("POST", "/generate-instructions"),
+    ]:
+        response = http.request(method, path, json={} if method == "POST" else None)
+        assert response.status_code == 501, (path, response.text)
+        body = response.json()
+        assert body["error"]["code"] == "NOT_IMPLEMENTED"
+        assert path in body["detail"] and "FACTGRAPH_LLM_" in body["detail"]

@@ -17,6 +17,10 @@ from mem0 import MemoryClient
 from mem0.exceptions import ValidationError as Mem0ValidationError
 from starlette.applications import Starlette
 
+from graph.adapters.mem0 import store
+from graph.adapters.mem0.entities import namespace_prefix
+from graph.config import ConsolidationSettings
+from graph.consolidation import Consolidator
 from graph.memory import Memory
 from tests.mem0_helpers import project
 
@@ -143,6 +147,34 @@ def test_show_expired_finds_expired_memories_in_search_as_in_lists(mem0: MemoryC
     found = mem0.search("coupon code", show_expired=True, **asked)["results"]
     assert [(r["id"], r["expiration_date"]) for r in found] == [(kept, "2020-01-31")]
     assert mem0.get_all(show_expired=True, **asked)["count"] == 1
+
+
+def test_the_expiry_sweep_hides_an_expired_memory_that_mem0_still_shows_and_updates(
+    secured: tuple[Starlette, str], memory: Memory
+) -> None:
+    app, url = secured
+    with project(app, memory) as (name, token):
+        client = MemoryClient(api_key=token, host=url)
+        try:
+            kept = client.add("The locker code is 2291", user_id="kai", infer=False)
+            kept_id = kept["results"][0]["id"]
+            client.update(kept_id, expiration_date="2020-01-31")
+            sweep = Consolidator(memory, ConsolidationSettings())  # the default: hide
+            scopes = store.project_scopes(memory.db, namespace_prefix(name))
+            assert sum(sweep.expire(scope) for scope in scopes) == 1
+
+            asked = {"filters": {"user_id": "kai"}}
+            assert client.search("locker code", **asked)["results"] == []
+            shown = client.search("locker code", show_expired=True, **asked)["results"]
+            assert [r["id"] for r in shown] == [kept_id]
+            # The date cleared: the memory is back, and the same text again is a duplicate of it.
+            client.update(kept_id, expiration_date=None)
+            assert [r["id"] for r in client.search("locker code", **asked)["results"]] == [kept_id]
+            again = client.add("The locker code is 2291", user_id="kai", infer=False)
+            assert [r["id"] for r in client.get_all(**asked)["results"]] == [kept_id]
+            assert again["results"] == [] or again["results"][0]["id"] == kept_id
+        finally:
+            client.client.close()
 
 
 def test_ids_holding_a_slash_are_deleted_by_entity(mem0: MemoryClient) -> None:

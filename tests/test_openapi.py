@@ -369,6 +369,12 @@ def mem0_server(drive: Driver) -> None:
     assert drive("DELETE", "/memories", params={"user_id": "cleo"}).status_code == 200
     assert drive("POST", "/reset", params=odd).status_code == 400
     assert drive("POST", "/reset").json() == {"message": "All memories reset"}
+    for method, path in [
+        ("POST", "/configure"),
+        ("GET", "/configure/providers"),
+        ("POST", "/generate-instructions"),
+    ]:
+        assert drive(method, path).status_code == 501
 
 
 # Each mem0 route with a request its handler would serve: for the refusals below.

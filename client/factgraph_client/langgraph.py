@@ -12,8 +12,9 @@ An item is a fact of the client's scope:
 - the `index` fields (default `$`, the whole value) -> the fact's text, which factgraph
   indexes for full-text search, each field a section of it (between U+001E characters) that
   factgraph embeds as a vector of its own: a search scores an item by its best field. The text
-  ends with a short digest of (namespace, key, value), because factgraph deduplicates identical
-  texts across a scope and two keys may hold the same value.
+  ends (after U+001F, which no vector takes in) with a short digest of (namespace, key, value),
+  because factgraph deduplicates identical texts across a scope and two keys may hold the same
+  value.
 
 `put` on an existing key supersedes the live fact (its history stays readable through
 factgraph: `Client.history(fact_id)`), `delete` forgets it, `search` is factgraph's hybrid
@@ -74,6 +75,9 @@ RACE_RETRIES = 3
 # between two U+001E) as a vector of its own and scores the item by its best one, as
 # LangGraph's stores score an item by its best field (graph/write/chunks.py).
 SECTION = "\x1e"
+# Before the digest: the service embeds no part of a text after U+001F, so the digest does not
+# weigh on the last field's vector (graph/write/chunks.py).
+TAIL = "\x1f"
 
 
 class SearchItems(list[SearchItem]):
@@ -256,7 +260,31 @@ class _Logic:
             if op.filter and not matches_filter(_value(fact), op.filter):
                 continue
             found.append((fact, score))
-        return found[op.offset : wanted], standing
+        page = found[op.offset : wanted]
+        if len(page) < op.limit:  # as LangGraph's stores: items put with index=False fill up
+            page += yield from self._not_indexed(prefix, op, op.limit - len(page))
+        return page, standing
+
+    def _not_indexed(
+        self, prefix: str | None, op: SearchOp, wanted: int
+    ) -> Steps[list[tuple[Fact, float | None]]]:
+        """Up to `wanted` items of the namespace prefix put with `index=False` (and matching
+        the filter), newest first, with score None: LangGraph's in-memory and SQLite stores
+        append them after the scored items of a search with a query, up to its limit."""
+        kept: list[tuple[Fact, float | None]] = []
+        offset = 0
+        while len(kept) < wanted:
+            page = yield _partition_facts_call(self.scope, prefix, PAGE, offset)
+            for fact in page:
+                if NOT_INDEXED not in fact.tags or META not in fact.metadata:
+                    continue
+                if op.filter and not matches_filter(_value(fact), op.filter):
+                    continue
+                kept.append((fact, None))
+            if len(page) < PAGE:
+                break
+            offset += PAGE
+        return kept[:wanted]
 
     def _listed(self, op: SearchOp) -> Steps[list[tuple[Fact, float | None]]]:
         prefix = prefix_of(op.namespace_prefix)
@@ -310,7 +338,7 @@ class _Logic:
         }
         expires = now + timedelta(minutes=op.ttl) if op.ttl is not None else None
         return MemoryInput(
-            content=f"{text}\n[{digest}]" if text else f"[{digest}]",
+            content=f"{text}{TAIL}[{digest}]" if text else f"[{digest}]",
             subject=op.key,
             partition=partition_of(op.namespace),
             metadata={META: meta},

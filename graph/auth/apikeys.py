@@ -17,11 +17,13 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph.auth.roles import ANY_SCOPE, ApiKey, Role, Unauthenticated
-from graph.storage.db import Database
 from graph.write.validation import check_scope
+
+if TYPE_CHECKING:  # the driver loads with the database, not with the key store's names
+    from graph.storage.db import Database
 
 PREFIX = "fgk"
 _TOKEN = re.compile(rf"^{PREFIX}_([0-9a-f]{{16}})_([A-Za-z0-9_-]{{43}})$")

@@ -189,11 +189,24 @@ class Consolidator:
         return done
 
     def expire(self, scope: str | None = None, limit: int = 100) -> int:
-        """Retire live facts past their expires_at (forget or purge, FACTGRAPH_CONSOLIDATE_EXPIRY),
-        each with an audit entry; returns how many."""
+        """Deal with live facts past their expires_at (FACTGRAPH_CONSOLIDATE_EXPIRY); returns
+        how many.
+
+        `hide` (the default) keeps them, as mem0 does: reads hide them already, mem0's
+        `show_expired` shows them and an update may clear the date; the sweep only takes them
+        out of exact deduplication (their `live_hash`), so writing the same text again makes a
+        new, visible fact. `forget` and `purge` retire them, each with an audit entry.
+        """
         action = self.settings.expiry
         if action == "off":
             return 0
+        if action == "hide":
+            hidden = self.memory.db.write(
+                "consolidation_hide", {"scope": scope, "now": self.clock(), "limit": limit}
+            )
+            done = int(hidden[0]["hidden"]) if hidden else 0
+            metrics.CONSOLIDATION_EXPIRED.inc(done)
+            return done
         records = self.memory.db.read(
             "consolidation_expired", {"scope": scope, "now": self.clock(), "limit": limit}
         )

@@ -7,10 +7,14 @@ routes, query file names, decision kinds and stage names; never a scope, an id o
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
 
 from graph.observability import tracing
-from graph.storage.db import Database
+
+if TYPE_CHECKING:  # the driver loads with the database, not with the metrics' names
+    from graph.storage.db import Database
 
 _LATENCY_BUCKETS = (
     0.001,

@@ -25,9 +25,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import neo4j
-from neo4j.exceptions import AuthError, ServiceUnavailable
-
 from graph.config import Settings
 from graph.platform import java_runtime
 from graph.platform.neo4j_memory import (
@@ -425,6 +422,10 @@ db.tx_log.rotation.retention_policy=1 files
             )
 
     def wait_ready(self, proc: subprocess.Popen[bytes] | None = None) -> None:
+        # The driver is imported where it is used: `factgraph mcp` imports this module before
+        # it answers `tools/list`, and the driver (with numpy) costs 0.3-0.5 s of that.
+        from neo4j.exceptions import ServiceUnavailable
+
         deadline = time.monotonic() + self.local.start_timeout
         last_error = ""
         while time.monotonic() < deadline:
@@ -446,6 +447,9 @@ db.tx_log.rotation.retention_policy=1 files
 
     def _ensure_password(self) -> None:
         """Answer a query; on first start, move the initial password to the configured one."""
+        import neo4j
+        from neo4j.exceptions import AuthError
+
         uri = self.settings.bolt_uri
         user, password = self.settings.neo4j_user, self.settings.neo4j_password
         try:
@@ -519,6 +523,8 @@ db.tx_log.rotation.retention_policy=1 files
         self.pid_file.unlink(missing_ok=True)
 
     def status(self) -> Status:
+        import neo4j
+
         pid = self.pid()
         browser = f"http://localhost:{self.local.http_port}/browser/"
         if pid is None:

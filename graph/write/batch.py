@@ -198,6 +198,7 @@ class Batch:
             records = run(tx, "batch_neighbours_exact", min_score=(1 + threshold) / 2, **params)
         else:
             records = self._indexed(tx, params, k)
+        now = self.clock()
         for record in records:
             item = asked[int(record["i"])]
             near: list[tuple[str, float]] = []
@@ -205,7 +206,8 @@ class Batch:
                 fact = Fact.from_node(hit["fact"])
                 context.seen.setdefault(fact.id, fact)
                 cosine = 2.0 * float(hit["score"]) - 1.0
-                if cosine >= threshold:
+                expired = fact.expires_at is not None and fact.expires_at <= now
+                if cosine >= threshold and not expired:  # hidden by expiry: never folded into
                     near.append((fact.id, cosine))
             context.near[item.index] = near
 

@@ -98,14 +98,20 @@ class Remembering(Recording):
                     settings=self.settings.pipeline,
                     near=[]
                     if quarantine
-                    else store.neighbours(
-                        tx,
-                        scope=scope,
-                        vector=embedding,
-                        k=5,
-                        statuses=("active",),
-                        total=context.live,
-                    ),
+                    else [
+                        # An expired fact is hidden from every read (the sweep keeps it, as
+                        # mem0 does): a new write is never folded into it.
+                        n
+                        for n in store.neighbours(
+                            tx,
+                            scope=scope,
+                            vector=embedding,
+                            k=5,
+                            statuses=("active",),
+                            total=context.live,
+                        )
+                        if n.fact.expires_at is None or n.fact.expires_at > now
+                    ],
                     same_slot=context.slot,
                     standing=store.standing_near(tx, scope=scope, vector=embedding, now=now)
                     if revokes(data.text, data.subject) and not quarantine

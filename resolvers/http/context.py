@@ -19,10 +19,12 @@ from starlette.types import Scope
 
 from graph.auth.apikeys import KeyStore
 from graph.auth.roles import ApiKey, Role, Unauthenticated, check, is_loopback
-from graph.memory import Memory
 
-if TYPE_CHECKING:  # strawberry is not imported for MCP on stdio, which imports this module
+if TYPE_CHECKING:  # strawberry and the memory are not imported for MCP on stdio before it
+    # answers tools/list, and this module is
     from strawberry.types import Info
+
+    from graph.memory import Memory
 
 P = ParamSpec("P")
 T = TypeVar("T")

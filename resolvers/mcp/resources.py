@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
 from graph.auth.roles import check_role
 from graph.errors import NotFound
-from graph.memory import Memory
 from resolvers.mcp import shapes
 from resolvers.mcp.tools import BY_NAME
 from resolvers.mcp.toolset import Caller, compact_json
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
 
 FACT_URI = "factgraph://facts/{id}"
 REVIEW_URI = "factgraph://review-queue"

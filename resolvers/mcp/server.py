@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio.to_thread
 import mcp_types as types
@@ -26,7 +26,6 @@ from mcp.shared.exceptions import MCPError
 
 from graph.auth.roles import Forbidden, Unauthenticated, check_role
 from graph.errors import FactgraphError, NotFound, ValidationError
-from graph.memory import Memory
 from graph.observability import metrics
 from graph.write.facts import DecisionKind
 from resolvers.http.observe import note_error
@@ -35,10 +34,13 @@ from resolvers.mcp.arguments import Arguments
 from resolvers.mcp.toolset import Caller, Tool, ToolSet, coded
 from resolvers.mcp.toolsets import FACTGRAPH
 
+if TYPE_CHECKING:
+    from graph.memory import Memory
+
 log = logging.getLogger("factgraph.mcp")
 
 CallerOf = Callable[[ServerRequestContext[Any]], Caller]
-MemoryOf = Callable[[ServerRequestContext[Any]], Memory]  # may block: called in a worker thread
+MemoryOf = Callable[[ServerRequestContext[Any]], "Memory"]  # may block: called in a worker thread
 A = TypeVar("A")
 R = TypeVar("R")
 
@@ -121,9 +123,12 @@ def build_server(
     *,
     tool_set: ToolSet = FACTGRAPH,
     name: str = "factgraph",
+    on_listed: Callable[[], None] | None = None,
 ) -> Server[Any]:
     """The MCP server of one tool set; `memory_of` / `caller_of` say which service and which
-    caller a request has (the app's memory may only exist once its lifespan has started)."""
+    caller a request has (the app's memory may only exist once its lifespan has started).
+    `on_listed` is called each time a tools/list answer is ready (stdio starts loading the
+    memory then)."""
     tools = tool_set.by_name
     checkers = {tool.name: Arguments(tool.schema) for tool in tool_set.tools}
     resources = tool_set.resources
@@ -137,7 +142,10 @@ def build_server(
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[_listing(t) for t in visible(caller(ctx), tool_set)])
+        listed = types.ListToolsResult(tools=[_listing(t) for t in visible(caller(ctx), tool_set)])
+        if on_listed is not None:
+            on_listed()
+        return listed
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams

@@ -8,13 +8,15 @@ the order is the one `Memory` returned.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from graph import browse, contexts
 from graph.browse.common import preview
-from graph.search import SearchResult
 from graph.storage.cursors import Page
 from graph.write.facts import Decision, DecisionKind, Fact
+
+if TYPE_CHECKING:  # the search engine loads the tokenizer: not before tools/list
+    from graph import browse, contexts
+    from graph.search import SearchResult
 
 # The pipeline's decision in the words the tool description uses.
 OUTCOME = {

@@ -10,11 +10,13 @@ factgraph prints goes there.
 A host starts this process at every launch and waits for `initialize` and `tools/list`, which
 need only the tool definitions. The memory (starting or reaching Neo4j, loading the model,
 checking the schema: 1.5-2 s here, minutes when Neo4j must start) loads in a thread once the
-server is up, and the first call that needs it waits for it (`LazyMemory`).
+host has its tool list, and the first call that needs it waits for it (`LazyMemory`); nothing
+heavy is imported before (graph/__init__.py).
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import Callable
@@ -23,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from mcp.server import ServerRequestContext
 from mcp.server.stdio import stdio_server
-from neo4j.exceptions import Neo4jError
 
 from graph.auth.roles import Role
 from graph.errors import DatabaseUnavailable, FactgraphError
@@ -39,6 +40,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("factgraph.mcp")
 
+# Seconds from a tools/list answer to the start of the memory's load (see `_serve`).
+LOAD_AFTER_LIST = 0.05
+
 
 class LazyMemory:
     """The process's `Memory`, connected on first need: `start()` begins in a thread, `get()`
@@ -51,8 +55,13 @@ class LazyMemory:
         self._memory: Memory | None = None
         self._attempts = 0
         self._failure: FactgraphError | None = None
+        self._started = False
 
     def start(self) -> None:
+        """Begin loading in a thread (once: later calls do nothing)."""
+        if self._started:
+            return
+        self._started = True
         threading.Thread(target=self._preload, name="factgraph-mcp-load", daemon=True).start()
 
     def _preload(self) -> None:
@@ -78,6 +87,8 @@ class LazyMemory:
                 except Exception as exc:  # a setup failure: the operator's to fix, not a crash
                     # Neo4j that cannot be set up or refuses us says why in words, as the
                     # command line says it; anything else is logged with its traceback.
+                    from neo4j.exceptions import Neo4jError  # loaded by the connect by now
+
                     known = isinstance(exc, Neo4jSetupError | Neo4jError)
                     log.error("factgraph could not start: %s", exc, exc_info=None if known else exc)
                     self._failure = DatabaseUnavailable(f"factgraph could not start: {exc}")
@@ -120,7 +131,16 @@ async def _serve(memory: LazyMemory, caller: Caller, tools: ToolSet) -> None:
     def caller_of(_: ServerRequestContext[Any]) -> Caller:
         return caller
 
-    server = build_server(memory_of, caller_of, tool_set=tools)
+    loop = asyncio.get_running_loop()
+
+    def listed() -> None:
+        # The memory (the driver, the model runtime, Neo4j) loads once the host has its tool
+        # list: loading it from the start took the cores and the GIL from initialize and
+        # tools/list, which a host waits for at every launch. A tool called before any
+        # tools/list loads it itself (LazyMemory.get). The delay lets the answer be written.
+        loop.call_later(LOAD_AFTER_LIST, memory.start)
+
+    server = build_server(memory_of, caller_of, tool_set=tools, on_listed=listed)
     async with stdio_server() as (read_stream, write_stream):
-        memory.start()  # after the SDK has moved fd 1 off the protocol: prints go to stderr
+        # Prints go to stderr from here on: the SDK has moved fd 1 off the protocol.
         await server.run(read_stream, write_stream, server.create_initialization_options())

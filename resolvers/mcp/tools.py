@@ -9,14 +9,16 @@ converts its arguments, calls the service and shapes the answer (`shapes`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph.auth.roles import Role
 from graph.errors import NotFound
-from graph.memory import Memory
 from graph.write.validation import MAX_TEXT_CHARS, parse_time
 from resolvers.mcp import shapes
 from resolvers.mcp.toolset import Caller, Tool
+
+if TYPE_CHECKING:  # `factgraph mcp` answers tools/list before the memory loads
+    from graph.memory import Memory
 
 __all__ = ["BY_NAME", "INSTRUCTIONS", "TOOLS", "Caller", "Tool"]
 

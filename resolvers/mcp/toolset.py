@@ -12,13 +12,15 @@ import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import mcp_types as types
 
 from graph.auth.roles import Role
 from graph.errors import NotFound
-from graph.memory import Memory
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
 
 
 @dataclass(frozen=True)
@@ -31,7 +33,7 @@ class Caller:
     actor: str
 
 
-Runner = Callable[[Memory, Caller, dict[str, Any]], dict[str, Any]]
+Runner = Callable[["Memory", Caller, dict[str, Any]], dict[str, Any]]
 
 
 def compact_json(payload: Any) -> str:

@@ -354,6 +354,71 @@ async def reset(request: Request) -> Response:
     return answer({"message": "All memories reset"})
 
 
+LLM_CONFIGURATION = (
+    "factgraph has no LLM configuration route: its models are set where the server starts "
+    "(FACTGRAPH_MODEL, FACTGRAPH_LLM_*; docs/configuration.md, docs/mem0.md)"
+)
+NOT_HERE = Reply(
+    "Not served: mem0's server configures its LLM and vector store here; factgraph is "
+    "configured where it starts. `detail` says where.",
+    OssError,
+)
+
+
+def _not_served(summary: str, operation_id: str, description: str) -> Any:
+    """`described` for a route of mem0's server that factgraph answers with 501 alone."""
+    return described(
+        summary,
+        tag=TAG,
+        params=(),
+        replies={501: NOT_HERE},
+        description=description,
+        operation_id=operation_id,
+        errors=OssError,
+    )
+
+
+def _not_configurable(route: str) -> Response:
+    detail = f"{route}: {LLM_CONFIGURATION}"
+    return answer({"detail": detail, "error": {"code": "NOT_IMPLEMENTED", "message": detail}}, 501)
+
+
+@_not_served(
+    "Configure mem0 (not served)",
+    "set_config_configure_post",
+    "mem0's server sets its LLM, embedder and vector store here; factgraph answers "
+    "501 with where its own configuration lives.",
+)
+@route
+async def configure(request: Request) -> Response:
+    """`POST /configure`."""
+    return _not_configurable("/configure")
+
+
+@_not_served(
+    "List configurable providers (not served)",
+    "get_providers_configure_providers_get",
+    "mem0's server lists the LLM and vector store providers it can be configured "
+    "with; factgraph answers 501 with where its own configuration lives.",
+)
+@route
+async def configure_providers(request: Request) -> Response:
+    """`GET /configure/providers`."""
+    return _not_configurable("/configure/providers")
+
+
+@_not_served(
+    "Generate instructions (not served)",
+    "generate_instructions_generate_instructions_post",
+    "mem0's server asks its LLM to write custom instructions; factgraph answers 501: "
+    "it keeps the user's standing instructions from what is remembered (docs/search.md).",
+)
+@route
+async def generate_instructions(request: Request) -> Response:
+    """`POST /generate-instructions`."""
+    return _not_configurable("/generate-instructions")
+
+
 def oss_filters(raw: Any) -> Any:
     """mem0's server reads a filter key that is not an id (nor AND, OR, NOT) as a metadata
     key (`{"user_id": "u1", "topic": "food"}`); the platform's grammar names it under

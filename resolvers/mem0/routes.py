@@ -54,4 +54,8 @@ routes = [
     Route("/memories/{memory_id}/history", oss.history, methods=["GET"]),
     Route("/search", oss.search, methods=["POST"]),
     Route("/reset", oss.reset, methods=["POST"]),
+    # Its LLM configuration routes: a clear 501, not a bare 404 (docs/mem0.md).
+    Route("/configure", oss.configure, methods=["POST"]),
+    Route("/configure/providers", oss.configure_providers, methods=["GET"]),
+    Route("/generate-instructions", oss.generate_instructions, methods=["POST"]),
 ]

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
-
-from neo4j import ManagedTransaction
+from typing import TYPE_CHECKING, Any
 
 from graph.adapters.knowledge_graph.model import (
     PARTITION,
@@ -34,13 +32,25 @@ from graph.adapters.knowledge_graph.model import (
     relation_text,
 )
 from graph.errors import Conflict, NotFound, ValidationError
-from graph.memory import Memory
 from graph.search.lucene import terms
 from graph.search.options import MAX_TOP_K, check_query
-from graph.storage.db import run
 from graph.write.entities import normalise
 from graph.write.facts import DecisionKind
 from graph.write.validation import MAX_FIELD_CHARS, MAX_TEXT_CHARS, check_clean, check_scope
+
+if TYPE_CHECKING:  # the driver and the memory load on first use, not with the tool sets
+    from neo4j import ManagedTransaction, Record
+
+    from graph.memory import Memory
+
+
+def run(tx: ManagedTransaction, name: str, **params: Any) -> list[Record]:
+    """graph.storage.db.run, imported on first use: the MCP tool sets import this module before
+    `tools/list`, and the database module loads the driver."""
+    from graph.storage.db import run as run_query
+
+    return run_query(tx, name, **params)
+
 
 Additions = Sequence[tuple[str, Sequence[str]]]
 RelationKey = tuple[str, str, str]  # (source canonical, folded type, target canonical)

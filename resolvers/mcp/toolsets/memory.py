@@ -11,7 +11,7 @@ over 512 characters) comes back as a tool error naming the field.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
 
@@ -19,8 +19,10 @@ from graph.adapters.knowledge_graph.model import Entity, Graph, Relation
 from graph.adapters.knowledge_graph.service import KnowledgeGraph
 from graph.auth.roles import Role
 from graph.errors import NotFound
-from graph.memory import Memory
 from resolvers.mcp.toolset import Caller, Tool, ToolSet, plain
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
 
 GRAPH_URI = "memory://knowledge-graph"
 _DRAFT_07 = "http://json-schema.org/draft-07/schema#"

@@ -14,14 +14,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph.adapters.knowledge_graph.model import Entity, Graph, Relation
 from graph.adapters.knowledge_graph.service import KnowledgeGraph
 from graph.auth.roles import Role
 from graph.errors import ValidationError
-from graph.memory import Memory
 from resolvers.mcp.toolset import Caller, NoResources, Runner, Tool, ToolSet, plain
+
+if TYPE_CHECKING:
+    from graph.memory import Memory
 
 _NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$"
 # The knowledge-graph service names fields as the reference server does; this server's words.
