@@ -8,7 +8,8 @@ The memory service is created once per process in the lifespan, or handed in by 
 Every request passes the same middlewares: CORS for the configured origins (resolvers/http/cors.py),
 request id and access log, body-size limit (resolvers/http/observe.py), the JSON check of every
 body (resolvers/http/json_guard.py), admission control
-(resolvers/http/admission.py), API-key check, and the bookmark round trip that gives
+(resolvers/http/admission.py, fair between tenants) with streams bounded apart
+(resolvers/http/streams.py), API-key check, and the bookmark round trip that gives
 read-your-writes across replicas (resolvers/http/bookmarks.py); `app.state.gate` says whether keys
 are required. WebSockets pass these by: their key is checked at connection_init instead.
 """
@@ -59,6 +60,7 @@ from resolvers.http.observe import (
     note_error,
 )
 from resolvers.http.openapi import Reply, described
+from resolvers.http.streams import Streams
 from resolvers.mcp.http import McpEndpoints
 from resolvers.mem0.routes import routes as mem0_routes
 from resolvers.pages import browser_assets, console
@@ -214,8 +216,21 @@ def create_app(
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
         Middleware(JsonGuard),
+        # Streams (MCP's event stream, the WebSocket) are bounded apart, and pass admission by.
+        Middleware(
+            Streams,
+            total=config.max_streams,
+            per_client=config.max_streams_per_client,
+            idle_timeout=config.stream_idle_timeout,
+            retry_after=config.retry_after,
+        ),
         # After the body is read: a slow upload must not hold one of the few admission slots.
-        Middleware(Admission, limit=config.max_queue, retry_after=config.retry_after),
+        Middleware(
+            Admission,
+            limit=config.max_queue,
+            retry_after=config.retry_after,
+            per_tenant=config.tenant_queue,
+        ),
         Middleware(AuthMiddleware, gate=gate),
         # Innermost: its context variable must be set in the task that runs the route.
         Middleware(CausalConsistency),
