@@ -64,3 +64,15 @@ def setup_logging(level: str = "info", fmt: str = "json", stream: TextIO | None 
         logger = logging.getLogger(name)
         logger.handlers[:] = []
         logger.propagate = True
+    # The driver's own WARNING for each retry of a managed transaction: while Neo4j is away it
+    # repeats for every request (the outage itself is one WARNING of factgraph.neo4j).
+    for name in ("neo4j", "neo4j.session"):
+        if _quiet_retries not in logging.getLogger(name).filters:
+            logging.getLogger(name).addFilter(_quiet_retries)
+
+
+def _quiet_retries(record: logging.LogRecord) -> bool:
+    """Keep the driver's "Transaction failed and will be retried" lines at DEBUG only."""
+    if record.levelno >= logging.WARNING and str(record.msg).startswith("Transaction failed and"):
+        return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+    return True
