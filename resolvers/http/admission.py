@@ -60,20 +60,48 @@ class Admission:
                 f"FACTGRAPH_MAX_QUEUE)",
             )
             return
-        tenant = ""
-        if self.per_tenant > 0:
-            body, receive = await _buffered(receive)
-            tenant = request_tenant(scope, body)
-            held = self.by_tenant.get(tenant, 0)
-            if held >= self.per_tenant:
-                await self._refuse(
-                    scope,
-                    send,
-                    f"this tenant has {held} requests in progress, its share of the service "
-                    f"(FACTGRAPH_MAX_QUEUE_PER_TENANT)",
-                )
-                return
-            self.by_tenant[tenant] = held + 1
+        if self.per_tenant <= 0:
+            await self._admitted(scope, receive, send)
+            return
+        body, receive = await _buffered(receive)
+        tenant = request_tenant(scope, body)
+        held = self.by_tenant.get(tenant, 0)
+        if held >= self.per_tenant:
+            await self._refuse(
+                scope,
+                send,
+                f"this tenant has {held} requests in progress, its share of the service "
+                f"(FACTGRAPH_MAX_QUEUE_PER_TENANT)",
+            )
+            return
+        self.by_tenant[tenant] = held + 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                left = self.by_tenant[tenant] - 1
+                if left:
+                    self.by_tenant[tenant] = left
+                else:
+                    del self.by_tenant[tenant]
+
+        async def send_then_release(message: Message) -> None:
+            # The tenant's share is given back with the answer's last byte: what runs after
+            # it (a search's access counts, a background task) still holds one of the `limit`
+            # slots, but no client waits on it; counted against the share, a client's next
+            # request, sent as soon as it had its answer, found its own share still full.
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                release()
+
+        try:
+            await self._admitted(scope, receive, send_then_release)
+        finally:
+            release()
+
+    async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
         self.admitted += 1
         metrics.HTTP_ADMITTED.inc()
         try:
@@ -81,12 +109,6 @@ class Admission:
         finally:
             self.admitted -= 1
             metrics.HTTP_ADMITTED.dec()
-            if tenant:
-                left = self.by_tenant[tenant] - 1
-                if left:
-                    self.by_tenant[tenant] = left
-                else:
-                    del self.by_tenant[tenant]
 
     async def _refuse(self, scope: Scope, send: Send, why: str) -> None:
         metrics.HTTP_REFUSED.labels(route_label(scope["path"])).inc()
