@@ -25,6 +25,7 @@ import json
 import os
 import signal
 import socket
+import subprocess
 import sys
 import time
 import uuid
@@ -207,7 +208,11 @@ def main() -> int:
         for sock in socks:
             sock.close()
         os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+        try:  # uvicorn waits for requests in progress: on a cold, restarted Neo4j, many seconds
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=30)
     text = json.dumps(summary, indent=2)
     print(text)
     if args.out:
