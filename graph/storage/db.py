@@ -51,6 +51,7 @@ log = logging.getLogger("factgraph.neo4j")
 QueryHook = Callable[[str, float], None]
 
 PROBE_INTERVAL = 1.0
+FLAP_WINDOW = 60.0
 INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark"
 BOOKMARK_TIMEOUT = "Neo.TransientError.Transaction.BookmarkTimeout"
 
@@ -94,6 +95,7 @@ class Database:
         self._gate = threading.Lock()
         self._server: NeoVersion | None = None
         self._liveness: Liveness | None = None
+        self._up_again = -FLAP_WINDOW
 
     @property
     def server_version(self) -> NeoVersion:
@@ -185,6 +187,7 @@ class Database:
         with self._gate:
             if self._down_since is not None:
                 log.info("Neo4j at %s answers again", self.settings.bolt_uri)
+                self._up_again = time.monotonic()
             self._down_since = None
 
     def _mark_down(self, cause: str = "a query failed") -> None:
@@ -194,8 +197,11 @@ class Database:
                 self._next_probe = self._down_since + PROBE_INTERVAL
                 # Once per outage, and a WARNING: the service does what it promises (503 with
                 # Retry-After, recovery by itself); the requests refused meanwhile are not
-                # errors each, and no traceback helps anyone.
-                log.warning(
+                # errors each, and no traceback helps anyone. A gate that closes again within
+                # a minute of reopening (a slow, cold server flaps) is the same outage: INFO.
+                flapping = self._down_since - self._up_again < FLAP_WINDOW
+                log.log(
+                    logging.INFO if flapping else logging.WARNING,
                     "Neo4j at %s is unreachable (%s); requests answer 503 DATABASE_UNAVAILABLE "
                     "until it answers again",
                     self.settings.bolt_uri,
