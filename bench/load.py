@@ -16,10 +16,17 @@ the service promised:
 It prints p50 / p99 per operation and a JSON summary (also written to --out); the exit code is
 1 if a promise was broken.
 
+Fair admission (--tenant-b-rps N): a second tenant, in a scope of its own (its own API key with
+--api-key-b), sends a steady N requests per second (remember, get and search in turn, each
+request on time whatever the last one's latency), first alone for --tenant-b-alone seconds, then
+beside the flood of --clients. Promised: every one of its requests succeeds, and its p99 beside
+the flood stays under --max-b-ratio (3) times its p99 alone.
+
     .venv/bin/python bench/load.py                       # 50 clients, 60 s
     .venv/bin/python bench/load.py --clients 10 --seconds 10
     .venv/bin/python bench/load.py --url http://127.0.0.1:8000 --api-key fgk_...
     .venv/bin/python bench/load.py --out bench/results/load.json --server-log /tmp/serve.log
+    .venv/bin/python bench/load.py --clients 50 --seconds 30 --tenant-b-rps 5   # fairness
 
 Operations: remember (a new fact, 25%), remember_same (the same text from everyone, 5%),
 get (a fact acknowledged earlier, 35%), search (hybrid search; `get` when the schema has none,
@@ -203,6 +210,62 @@ class Load:
             await self.client(client, n)
 
 
+class SteadyTenant:
+    """Another tenant's steady stream: `rps` requests a second, each sent on time (open loop),
+    so a slow answer shows as latency, never as fewer requests."""
+
+    def __init__(self, url: str, scope: str, rps: float, api_key: str | None) -> None:
+        self.url = url
+        self.scope = scope
+        self.rps = rps
+        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.stats = Stats()
+        self.latencies: dict[str, list[float]] = defaultdict(list)  # phase -> seconds
+        self.failures: Counter[str] = Counter()
+
+    async def run(self, phase: str, seconds: float) -> None:
+        limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
+        async with httpx.AsyncClient(base_url=self.url, timeout=30, limits=limits) as client:
+            started = time.monotonic()
+            sent: list[asyncio.Task[None]] = []
+            n = 0
+            while (due := started + n / self.rps) < started + seconds:
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+                sent.append(asyncio.create_task(self._one(client, phase, n)))
+                n += 1
+            await asyncio.gather(*sent)
+
+    async def _one(self, client: httpx.AsyncClient, phase: str, n: int) -> None:
+        kind = ("remember", "get", "search")[n % 3]
+        if kind == "get" and not self.stats.acked:
+            kind = "remember"
+        if kind == "remember":
+            text = f"{PEOPLE[n % 10]} told tenant B about {THINGS[n % 9]} ({uuid.uuid4().hex[:10]})"
+            query, variables = REMEMBER, {"s": self.scope, "t": text}
+        elif kind == "get":
+            query, variables = GET, {"s": self.scope, "id": next(reversed(self.stats.acked))}
+        else:
+            query, variables = SEARCH, {"s": self.scope, "q": f"{PEOPLE[n % 10]} {THINGS[n % 9]}"}
+        started = time.perf_counter()
+        try:
+            response = await client.post(
+                "/graphql", json={"query": query, "variables": variables}, headers=self.headers
+            )
+        except httpx.TransportError as exc:
+            self.failures[f"{phase}:{kind}:{type(exc).__name__}"] += 1
+            return
+        elapsed = time.perf_counter() - started
+        body = response.json()
+        if response.status_code != 200 or body.get("errors"):
+            code = (body.get("errors") or [{}])[0].get("extensions", {}).get("code", "")
+            self.failures[f"{phase}:{kind}:{response.status_code} {code}"] += 1
+            return
+        self.latencies[phase].append(elapsed)
+        if kind == "remember":
+            fact = body["data"]["remember"]["fact"]
+            self.stats.acked[fact["id"]] = fact["text"]
+
+
 def verify(settings: Settings, scope: str, stats: Stats) -> dict[str, int]:
     """Read every acknowledged fact back from Neo4j itself, not through the service."""
     db = Database(settings)
@@ -307,6 +370,10 @@ def main() -> int:
     parser.add_argument("--max-requests", type=int, default=200_000)
     parser.add_argument("--warmup", type=float, default=10.0, help="seconds (0: none)")
     parser.add_argument("--max-p99-ms", type=float, default=1500.0)
+    parser.add_argument("--tenant-b-rps", type=float, default=0.0, help="0: no second tenant")
+    parser.add_argument("--tenant-b-alone", type=float, default=20.0, help="seconds, first")
+    parser.add_argument("--api-key-b", help="the second tenant's API key (keys required)")
+    parser.add_argument("--max-b-ratio", type=float, default=3.0)
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--server-log", help="append the started service's stderr here")
     args = parser.parse_args()
@@ -330,11 +397,19 @@ def main() -> int:
         has_search = "search" in fields
         warm_up(url, settings, args, has_search)
         load = Load(url, scope, args, has_search)
+        tenant_b = None
+        if args.tenant_b_rps > 0:
+            tenant_b = SteadyTenant(url, f"{scope}-b", args.tenant_b_rps, args.api_key_b)
+            asyncio.run(tenant_b.run("alone", args.tenant_b_alone))
         started = time.monotonic()
-        asyncio.run(load.run(args.clients, args.seconds))
+        asyncio.run(flood_beside(load, tenant_b, args.clients, args.seconds))
         elapsed = time.monotonic() - started
         checked = verify(settings, scope, load.stats)
         summary, broken = summarise(args, load, elapsed, checked)
+        if tenant_b is not None:
+            broken += fairness(args, tenant_b, verify(settings, tenant_b.scope, tenant_b.stats))
+            summary["tenant_b"] = tenant_b_summary(tenant_b)
+            summary["broken"] = broken
         text = json.dumps(summary, indent=2)
         print(text)
         if args.out:
@@ -350,8 +425,45 @@ def main() -> int:
         db = Database(settings)
         try:
             db.write("scope_delete", {"scope": scope})
+            db.write("scope_delete", {"scope": f"{scope}-b"})
         finally:
             db.close()
+
+
+async def flood_beside(load: Load, tenant_b: SteadyTenant | None, clients: int, s: float) -> None:
+    runs = [load.run(clients, s)] if clients > 0 else []
+    if tenant_b is not None:
+        runs.append(tenant_b.run("beside_flood", s))
+    await asyncio.gather(*runs)
+
+
+def tenant_b_summary(tenant: SteadyTenant) -> dict[str, Any]:
+    alone = latency_row(tenant.latencies["alone"])
+    beside = latency_row(tenant.latencies["beside_flood"])
+    ratio = (
+        round(beside["p99"] / alone["p99"], 2)
+        if alone["p99"] and beside["p99"] is not None
+        else None
+    )
+    return {
+        "rps": tenant.rps,
+        "latency_ms": {"alone": alone, "beside_flood": beside},
+        "p99_ratio": ratio,
+        "failures": dict(tenant.failures),
+    }
+
+
+def fairness(args: argparse.Namespace, tenant: SteadyTenant, checked: dict[str, int]) -> list[str]:
+    """What the second tenant was promised: every request served, p99 within the ratio."""
+    broken = []
+    if tenant.failures:
+        broken.append(f"tenant B: {sum(tenant.failures.values())} request(s) not served")
+    ratio = tenant_b_summary(tenant)["p99_ratio"]
+    if ratio is not None and ratio > args.max_b_ratio:
+        broken.append(f"tenant B: p99 beside the flood {ratio}x alone > {args.max_b_ratio}x")
+    if checked["present"] != checked["acknowledged"]:
+        broken.append("tenant B: acknowledged writes missing afterwards")
+    return broken
 
 
 if __name__ == "__main__":

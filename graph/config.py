@@ -37,6 +37,15 @@ def _cpus() -> int:
 
 
 DEFAULT_MAX_QUEUE = MAX_QUEUE_PER_CPU * _cpus()
+# Long-lived connections (MCP's event stream, GraphQL's WebSocket) are bounded apart from the
+# requests (resolvers/http/streams.py): an idle stream costs a task and a ping every 15 s, not a
+# worker, so hundreds are cheap; one key (or address) may hold a few of them.
+DEFAULT_MAX_STREAMS = 256
+DEFAULT_MAX_STREAMS_PER_CLIENT = 16
+DEFAULT_STREAM_IDLE_TIMEOUT = 300
+# How long a request waits on a Neo4j that does not answer before it is told 503
+# DATABASE_UNAVAILABLE (graph/storage/liveness.py).
+DEFAULT_DB_TIMEOUT = 2.0
 # Longer than any common client keeps an idle connection (httpx 5 s, Go 90 s, load balancers
 # 60 s): a client must be the one to close an idle connection, or its next request can cross
 # the server's close on the wire and get no answer at all (bench/results/load.md).
@@ -73,6 +82,27 @@ def _env_nonnegative(name: str, default: int) -> int:
     value = _env_int(name, default)
     if value < 0:
         raise ValueError(f"{name} must be 0 or more, got {value}")
+    return value
+
+
+def _optional_nonnegative(name: str) -> int | None:
+    """An integer of 0 or more, or None when the variable is unset (a derived default)."""
+    if not os.environ.get(name):
+        return None
+    return _env_nonnegative(name, 0)
+
+
+def _env_seconds(name: str, default: float) -> float:
+    """A duration in seconds, above zero (fractions allowed)."""
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from exc
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"{name} must be a number of seconds above 0, got {raw!r}")
     return value
 
 
@@ -341,6 +371,14 @@ class Settings:
     # Overload (issue 20): see docs/operations/observability.md and resolvers/http/admission.py.
     max_queue: int = DEFAULT_MAX_QUEUE  # in-flight + queued API requests; 0: unbounded
     retry_after: int = 1  # seconds, in the 503 that refuses a request past max_queue
+    # Of max_queue, what one tenant (API key; the scope without keys) may hold; None: half.
+    max_queue_per_tenant: int | None = None
+    # Streams (resolvers/http/streams.py), apart from max_queue; 0: unbounded / never.
+    max_streams: int = DEFAULT_MAX_STREAMS
+    max_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT
+    stream_idle_timeout: int = DEFAULT_STREAM_IDLE_TIMEOUT  # seconds with only keep-alives
+    # Seconds a request waits on a silent Neo4j before 503 (graph/storage/liveness.py).
+    db_timeout: float = DEFAULT_DB_TIMEOUT
     keep_alive: int = DEFAULT_KEEP_ALIVE  # seconds an idle HTTP connection is kept open
     # REST requests that name no scope (the clients we are a drop-in for never send one).
     default_scope: str = "default"
@@ -348,6 +386,14 @@ class Settings:
     # (FACTGRAPH_CORS_ORIGINS, comma-separated; `*` any origin). None by default: a page on
     # another origin cannot read any answer. See docs/cors-and-subscriptions.md.
     cors_origins: tuple[str, ...] = ()
+
+    @property
+    def tenant_queue(self) -> int:
+        """Admitted requests one tenant may hold: FACTGRAPH_MAX_QUEUE_PER_TENANT, else half of
+        max_queue (rounded up), so that the other half is always free for the others."""
+        if self.max_queue_per_tenant is not None:
+            return self.max_queue_per_tenant
+        return (self.max_queue + 1) // 2
 
     @property
     def uses_local_neo4j(self) -> bool:
@@ -419,6 +465,15 @@ class Settings:
             max_queue=_env_nonnegative("FACTGRAPH_MAX_QUEUE", DEFAULT_MAX_QUEUE),
             retry_after=max(1, _env_nonnegative("FACTGRAPH_RETRY_AFTER", 1)),
             keep_alive=max(1, _env_nonnegative("FACTGRAPH_KEEP_ALIVE", DEFAULT_KEEP_ALIVE)),
+            max_queue_per_tenant=_optional_nonnegative("FACTGRAPH_MAX_QUEUE_PER_TENANT"),
+            max_streams=_env_nonnegative("FACTGRAPH_MAX_STREAMS", DEFAULT_MAX_STREAMS),
+            max_streams_per_client=_env_nonnegative(
+                "FACTGRAPH_MAX_STREAMS_PER_CLIENT", DEFAULT_MAX_STREAMS_PER_CLIENT
+            ),
+            stream_idle_timeout=_env_nonnegative(
+                "FACTGRAPH_STREAM_IDLE_TIMEOUT", DEFAULT_STREAM_IDLE_TIMEOUT
+            ),
+            db_timeout=_env_seconds("FACTGRAPH_DB_TIMEOUT", DEFAULT_DB_TIMEOUT),
             default_scope=_env("FACTGRAPH_DEFAULT_SCOPE", "default").strip() or "default",
             cors_origins=cors_origins(os.environ.get("FACTGRAPH_CORS_ORIGINS", "")),
         )

@@ -8,7 +8,8 @@ The memory service is created once per process in the lifespan, or handed in by 
 Every request passes the same middlewares: CORS for the configured origins (resolvers/http/cors.py),
 request id and access log, body-size limit (resolvers/http/observe.py), the JSON check of every
 body (resolvers/http/json_guard.py), admission control
-(resolvers/http/admission.py), API-key check, and the bookmark round trip that gives
+(resolvers/http/admission.py, fair between tenants) with streams bounded apart
+(resolvers/http/streams.py), API-key check, and the bookmark round trip that gives
 read-your-writes across replicas (resolvers/http/bookmarks.py); `app.state.gate` says whether keys
 are required. WebSockets pass these by: their key is checked at connection_init instead.
 """
@@ -39,7 +40,7 @@ from graph.consolidation import BackgroundConsolidator
 from graph.errors import Conflict, DatabaseUnavailable, FactgraphError, NotFound, ValidationError
 from graph.memory import Memory
 from graph.observability import metrics
-from graph.observability.health import HealthJson, health_report
+from graph.observability.health import HealthJson, health_report, unreachable
 from graph.platform import warmup
 from resolvers.graphql.graphiql import assets_route
 from resolvers.graphql.schema import schema
@@ -59,6 +60,8 @@ from resolvers.http.observe import (
     note_error,
 )
 from resolvers.http.openapi import Reply, described
+from resolvers.http.outage import OutageGuard
+from resolvers.http.streams import Streams
 from resolvers.mcp.http import McpEndpoints
 from resolvers.mem0.routes import routes as mem0_routes
 from resolvers.pages import browser_assets, console
@@ -66,6 +69,10 @@ from resolvers.rest import memories as rest_memories
 from resolvers.rest import search as rest
 
 log = logging.getLogger("factgraph")
+
+
+# /healthz's own bound: a probe that waits longer reads as "dead" to most orchestrators.
+HEALTH_WITHIN = 0.9
 
 
 @described(
@@ -82,10 +89,25 @@ log = logging.getLogger("factgraph")
 async def healthz(request: Request) -> Response:
     """Runs on worker threads of its own (`app.state.health_threads`): under overload every
     thread of the shared pool can be busy with admitted requests, and a health probe waiting
-    behind them would read as "dead"."""
-    report = await anyio.to_thread.run_sync(
-        health_report, memory_of(request), limiter=request.app.state.health_threads
-    )
+    behind them would read as "dead".
+
+    Answers within HEALTH_WITHIN whatever Neo4j does: at once while the liveness watcher
+    holds it down, and "down" when its queries take longer (a paused server answers nothing).
+    """
+    memory = memory_of(request)
+    report = None
+    if memory.db.available or not memory.db.watched:
+        with anyio.move_on_after(HEALTH_WITHIN):
+            report = await anyio.to_thread.run_sync(
+                health_report,
+                memory,
+                limiter=request.app.state.health_threads,
+                abandon_on_cancel=True,
+            )
+    if report is None:
+        report = unreachable(memory, HEALTH_WITHIN)
+    if report.neo4j == "down":
+        note_error(DatabaseUnavailable.code, report.detail or "Neo4j is down")
     return JSONResponse(report.as_json(), status_code=200 if report.ok else 503)
 
 
@@ -162,11 +184,13 @@ def create_app(
         log.info(describe_auth(required, config.host), extra={"auth_required": required})
         if memory is not None:
             app.state.memory = memory
+            memory.db.watch()
             gc.freeze()
             async with mcp.lifespan():  # the MCP session manager runs as long as the app
                 yield {}
             return
         owned = await run_in_threadpool(Memory.connect, config)
+        owned.db.watch()
         await run_in_threadpool(owned.embedder.warm_queries)
         if warmup.enabled(config):
             app.state.warmup = warmup.warm_in_background(owned.db)
@@ -214,8 +238,23 @@ def create_app(
         Middleware(RequestObserver),
         Middleware(BodyLimit, limit=config.max_body_bytes),
         Middleware(JsonGuard),
+        # Streams (MCP's event stream, the WebSocket) are bounded apart, and pass admission by.
+        Middleware(
+            Streams,
+            total=config.max_streams,
+            per_client=config.max_streams_per_client,
+            idle_timeout=config.stream_idle_timeout,
+            retry_after=config.retry_after,
+        ),
         # After the body is read: a slow upload must not hold one of the few admission slots.
-        Middleware(Admission, limit=config.max_queue, retry_after=config.retry_after),
+        Middleware(
+            Admission,
+            limit=config.max_queue,
+            retry_after=config.retry_after,
+            per_tenant=config.tenant_queue,
+        ),
+        # Inside admission: a request cut off by a Neo4j outage gives its slot back at once.
+        Middleware(OutageGuard),
         Middleware(AuthMiddleware, gate=gate),
         # Innermost: its context variable must be set in the task that runs the route.
         Middleware(CausalConsistency),

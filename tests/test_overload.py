@@ -120,8 +120,13 @@ def admitted(client: httpx.Client) -> float:
 
 
 @contextmanager
-def service(memory: Memory, max_queue: int, retry_after: int = 1) -> Iterator[httpx.Client]:
-    settings = memory.settings.with_overrides(max_queue=max_queue, retry_after=retry_after)
+def service(
+    memory: Memory, max_queue: int, retry_after: int = 1, per_tenant: int = 0
+) -> Iterator[httpx.Client]:
+    """The service with this queue depth; one tenant may fill all of it unless `per_tenant`."""
+    settings = memory.settings.with_overrides(
+        max_queue=max_queue, retry_after=retry_after, max_queue_per_tenant=per_tenant
+    )
     with (
         serve(create_app(memory=memory, settings=settings)) as url,
         httpx.Client(base_url=url, timeout=60) as client,
@@ -247,16 +252,24 @@ def test_concurrent_writes_past_the_depth_get_200_or_503_and_only_the_answered_a
 def test_queue_depth_keep_alive_and_retry_after_come_from_the_environment(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for name in ("FACTGRAPH_MAX_QUEUE", "FACTGRAPH_RETRY_AFTER", "FACTGRAPH_KEEP_ALIVE"):
+    for name in (
+        "FACTGRAPH_MAX_QUEUE",
+        "FACTGRAPH_RETRY_AFTER",
+        "FACTGRAPH_KEEP_ALIVE",
+        "FACTGRAPH_MAX_QUEUE_PER_TENANT",
+    ):
         monkeypatch.delenv(name, raising=False)
     defaults = Settings.from_env()
     assert defaults.max_queue >= 4 and defaults.retry_after == 1
+    assert defaults.tenant_queue == (defaults.max_queue + 1) // 2, "half for one tenant"
     assert defaults.keep_alive == DEFAULT_KEEP_ALIVE >= 60, "longer than clients keep idle"
     monkeypatch.setenv("FACTGRAPH_MAX_QUEUE", "0")
     monkeypatch.setenv("FACTGRAPH_RETRY_AFTER", "7")
     monkeypatch.setenv("FACTGRAPH_KEEP_ALIVE", "300")
     tuned = Settings.from_env()
     assert (tuned.max_queue, tuned.retry_after, tuned.keep_alive) == (0, 7, 300)
+    monkeypatch.setenv("FACTGRAPH_MAX_QUEUE_PER_TENANT", "3")
+    assert Settings.from_env().tenant_queue == 3
     monkeypatch.setenv("FACTGRAPH_MAX_QUEUE", "-1")
     with pytest.raises(ValueError, match="FACTGRAPH_MAX_QUEUE must be 0 or more"):
         Settings.from_env()
@@ -288,3 +301,48 @@ def test_a_queue_depth_of_zero_admits_everything(memory: Memory, scope: str) -> 
         for thread, _ in runs:
             thread.join(timeout=60)
     assert [out[0].status_code for _, out in runs] == [200] * len(texts)
+
+
+def test_a_tenant_that_floods_gets_the_refusals_and_another_is_served(
+    memory: Memory, db: Database, scope: str, other_scope: str
+) -> None:
+    held_texts = distinct_texts(30)
+    with service(memory, max_queue=4, per_tenant=1, retry_after=2) as client:
+        holder, held = in_background(
+            lambda: client.post(
+                "/graphql", json={"query": remember_many(held_texts), "variables": {"s": scope}}
+            )
+        )
+        deadline = time.monotonic() + 30
+        while admitted(client) < 1:
+            assert time.monotonic() < deadline and holder.is_alive(), "the slow write never ran"
+            time.sleep(0.005)
+        (flood_text,) = distinct_texts(1, start=40)
+        flood = client.post(
+            "/graphql", json={"query": remember_many([flood_text]), "variables": {"s": scope}}
+        )
+        flood_rest = client.post(
+            "/api/v1/search", headers={"X-Scope": scope}, json={"query": "chess weekend"}
+        )
+        (other_text,) = distinct_texts(1, start=41)
+        other = client.post(
+            "/graphql",
+            json={"query": remember_many([other_text]), "variables": {"s": other_scope}},
+        )
+        other_rest = client.post(
+            "/api/v1/search", headers={"X-Scope": other_scope}, json={"query": "weekend"}
+        )
+        still_holding = holder.is_alive()
+        holder.join(timeout=120)
+
+    assert still_holding, "the slow mutation ended before the other requests were sent"
+    assert held[0].status_code == 200, "the tenant's admitted request is served"
+    assert_overloaded(flood, retry_after=2)
+    error = flood.json()["errors"][0]
+    assert error["extensions"]["code"] == "OVERLOADED"
+    assert "FACTGRAPH_MAX_QUEUE_PER_TENANT" in error["message"]
+    assert_overloaded(flood_rest, retry_after=2)
+    assert other.status_code == 200 and other.json()["data"]["w0"]["kind"] == "INSERT"
+    assert other_rest.status_code == 200, other_rest.text
+    assert texts_in(db, other_scope) == {other_text}
+    assert flood_text not in texts_in(db, scope), "a refused write leaves nothing written"

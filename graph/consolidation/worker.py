@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from typing_extensions import TypedDict
 
 from graph.consolidation.consolidator import EXPIRY_BATCH, Consolidator
+from graph.errors import DatabaseUnavailable
 from graph.observability import metrics
 
 if TYPE_CHECKING:
@@ -154,7 +155,10 @@ class BackgroundConsolidator:
                 metrics.CONSOLIDATION_ERRORS.inc()
                 self._last_error = f"{type(exc).__name__}: {exc}"[:300]
                 self._pending.clear()
-                log.warning("consolidation batch failed", exc_info=True)
+                if isinstance(exc, DatabaseUnavailable):  # the outage is logged once, by db.py
+                    log.info("consolidation waits: %s", exc)
+                else:
+                    log.warning("consolidation batch failed", exc_info=True)
                 self._stop.wait(ERROR_PAUSE)
                 continue
             busy = time.monotonic() - started

@@ -86,3 +86,10 @@ def health_report(memory: Memory) -> HealthReport:
         problems.append(f"consolidator stalled ({state.queued} facts queued)")
     detail = "; ".join(problems) or None
     return HealthReport(not offline, "up", version, memory.embedder.id, indexes, detail, state)
+
+
+def unreachable(memory: Memory, within: float) -> HealthReport:
+    """The report when Neo4j is known down or did not answer within `within` seconds: made
+    without asking it."""
+    detail = memory.db.unavailable_detail() or f"Neo4j did not answer within {within:g}s"
+    return HealthReport(False, "down", None, memory.embedder.id, [], detail)

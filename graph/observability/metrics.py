@@ -73,8 +73,24 @@ HTTP_ADMITTED = Gauge(
 )
 HTTP_REFUSED = Counter(
     "factgraph_http_refused_total",
-    "API requests refused at once with 503 OVERLOADED because FACTGRAPH_MAX_QUEUE were admitted.",
+    "API requests refused at once with 503 OVERLOADED because FACTGRAPH_MAX_QUEUE were admitted, "
+    "or their tenant held FACTGRAPH_MAX_QUEUE_PER_TENANT of them.",
     ["route"],
+)
+STREAMS_OPEN = Gauge(
+    "factgraph_streams_open",
+    "Long-lived connections open (MCP event streams, GraphQL WebSockets); not counted in "
+    "factgraph_http_admitted_requests.",
+)
+STREAMS_REFUSED = Counter(
+    "factgraph_streams_refused_total",
+    "Streams refused with TOO_MANY_STREAMS, by bound (client: FACTGRAPH_MAX_STREAMS_PER_CLIENT, "
+    "total: FACTGRAPH_MAX_STREAMS).",
+    ["bound"],
+)
+STREAMS_IDLE_CLOSED = Counter(
+    "factgraph_streams_idle_closed_total",
+    "Streams closed after FACTGRAPH_STREAM_IDLE_TIMEOUT seconds with nothing but keep-alives.",
 )
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST

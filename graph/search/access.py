@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+from graph.errors import DatabaseUnavailable
 from graph.storage.db import Database
 
 log = logging.getLogger("factgraph.search.access")
@@ -98,6 +99,8 @@ class AccessRecorder:
             return
         try:
             db.write("search_access", {"rows": rows})
+        except DatabaseUnavailable as exc:  # the outage is logged once, by graph/storage/db.py
+            log.info("access of %d facts not recorded: %s", len(rows), exc)
         except Exception:  # the bookkeeping must never take the service down
             log.warning("could not record access of %d facts", len(rows), exc_info=True)
 

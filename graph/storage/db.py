@@ -6,7 +6,11 @@ translated into `DatabaseUnavailable` so callers can answer 503 instead of crash
 
 Once Neo4j is known to be down, queries fail at once instead of each sitting in the driver's
 retry loop: at most one caller per `PROBE_INTERVAL` probes the server, and the first successful
-probe reopens the gate, so the service recovers by itself when Neo4j returns.
+probe reopens the gate, so the service recovers by itself when Neo4j returns. The service
+(`watch`) does better: a watcher pings Neo4j and closes the gate when a ping is late, so a
+paused server (which answers nothing and refuses nothing) is noticed within
+FACTGRAPH_DB_TIMEOUT too, and only the watcher probes (graph/storage/liveness.py). Connecting,
+and waiting for a pooled connection, are bounded by the same timeout.
 
 `NEO4J_URI` may name a cluster or Aura (`neo4j://`, `neo4j+s://`): reads are routed to members
 that serve reads, writes to the leader, and every transaction carries the bookmarks of
@@ -25,7 +29,13 @@ from typing import Any, TypeVar
 
 import neo4j
 from neo4j import ManagedTransaction, Record
-from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, TransientError
+from neo4j.exceptions import (
+    ClientError,
+    ConnectionAcquisitionTimeoutError,
+    ServiceUnavailable,
+    SessionExpired,
+    TransientError,
+)
 
 from graph.config import Settings
 from graph.errors import DatabaseUnavailable, ValidationError
@@ -33,6 +43,7 @@ from graph.observability import tracing
 from graph.platform.neo4j_versions import NeoVersion
 from graph.platform.neo4j_versions import parse as parse_version
 from graph.storage import bookmarks, cypher, parameters
+from graph.storage.liveness import Liveness
 
 T = TypeVar("T")
 log = logging.getLogger("factgraph.neo4j")
@@ -40,6 +51,7 @@ log = logging.getLogger("factgraph.neo4j")
 QueryHook = Callable[[str, float], None]
 
 PROBE_INTERVAL = 1.0
+FLAP_WINDOW = 60.0
 INVALID_BOOKMARK = "Neo.ClientError.Transaction.InvalidBookmark"
 BOOKMARK_TIMEOUT = "Neo.TransientError.Transaction.BookmarkTimeout"
 
@@ -54,8 +66,10 @@ class Database:
             settings.bolt_uri,
             auth=(settings.neo4j_user, settings.neo4j_password),
             max_connection_pool_size=max_pool,
-            connection_acquisition_timeout=10.0,
-            connection_timeout=5.0,
+            # Both bounded by FACTGRAPH_DB_TIMEOUT (2 s): 10 s and 5 s until issue 64, when a
+            # request waited 10 s for a connection to a paused server and then failed with 500.
+            connection_acquisition_timeout=settings.db_timeout,
+            connection_timeout=settings.db_timeout,
             max_transaction_retry_time=15.0,
             liveness_check_timeout=5.0,
             # "index already exists" and similar INFORMATION notices would flood the logs at
@@ -80,6 +94,8 @@ class Database:
         self._next_probe = 0.0
         self._gate = threading.Lock()
         self._server: NeoVersion | None = None
+        self._liveness: Liveness | None = None
+        self._up_again = -FLAP_WINDOW
 
     @property
     def server_version(self) -> NeoVersion:
@@ -100,12 +116,49 @@ class Database:
         self._server = version
 
     def close(self) -> None:
+        if self._liveness is not None:
+            self._liveness.stop()
         self.driver.close()
+
+    def watch(self) -> None:
+        """Watch Neo4j from a thread of its own (graph/storage/liveness.py) so that a server
+        that stops answering closes the gate within FACTGRAPH_DB_TIMEOUT; idempotent."""
+        with self._gate:
+            if self._liveness is not None:
+                return
+            self._liveness = Liveness(
+                self._bare_ping,
+                timeout=self.settings.db_timeout,
+                down=self._mark_down,
+                up=self._mark_up,
+            )
+        self._liveness.start()
+
+    @property
+    def watched(self) -> bool:
+        return self._liveness is not None
+
+    def _bare_ping(self) -> None:
+        """One auto-commit query, not retried, outside the gate: the watcher's probe."""
+        with self.driver.session(database=self.name) as session:
+            session.run(cypher.load("health_ping")).consume()
 
     def _unavailable(self, cause: str) -> DatabaseUnavailable:
         return DatabaseUnavailable(
             f"Neo4j at {self.settings.bolt_uri} is unavailable ({cause}); retry when it is back"
         )
+
+    def unavailable_detail(self) -> str | None:
+        """What /healthz says while the gate is closed (None while it is open)."""
+        down_since = self._down_since
+        if down_since is None:
+            return None
+        return str(self._unavailable(f"down for {time.monotonic() - down_since:.0f}s"))
+
+    @property
+    def down_since(self) -> float | None:
+        """When (time.monotonic) the gate closed; None while it is open."""
+        return self._down_since
 
     @property
     def available(self) -> bool:
@@ -121,27 +174,38 @@ class Database:
             if down_since is None:
                 return
             now = time.monotonic()
-            if now < self._next_probe:
+            if self._liveness is not None or now < self._next_probe:
                 raise self._unavailable(f"down for {now - down_since:.0f}s")
             self._next_probe = now + PROBE_INTERVAL
         try:
             self.driver.verify_connectivity()
         except Exception as exc:  # any failure to connect keeps the gate closed
             raise self._unavailable(type(exc).__name__) from exc
+        self._mark_up()
+
+    def _mark_up(self) -> None:
         with self._gate:
             if self._down_since is not None:
                 log.info("Neo4j at %s answers again", self.settings.bolt_uri)
+                self._up_again = time.monotonic()
             self._down_since = None
 
-    def _mark_down(self) -> None:
+    def _mark_down(self, cause: str = "a query failed") -> None:
         with self._gate:
             if self._down_since is None:
                 self._down_since = time.monotonic()
                 self._next_probe = self._down_since + PROBE_INTERVAL
-                # Once per outage: the requests refused meanwhile (503) are not errors each.
-                log.error(
-                    "Neo4j at %s is unreachable; requests answer 503 until a probe reaches it",
+                # Once per outage, and a WARNING: the service does what it promises (503 with
+                # Retry-After, recovery by itself); the requests refused meanwhile are not
+                # errors each, and no traceback helps anyone. A gate that closes again within
+                # a minute of reopening (a slow, cold server flaps) is the same outage: INFO.
+                flapping = self._down_since - self._up_again < FLAP_WINDOW
+                log.log(
+                    logging.INFO if flapping else logging.WARNING,
+                    "Neo4j at %s is unreachable (%s); requests answer 503 DATABASE_UNAVAILABLE "
+                    "until it answers again",
                     self.settings.bolt_uri,
+                    cause,
                 )
 
     @contextmanager
@@ -156,8 +220,14 @@ class Database:
                     self._learn_server()
                 yield
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            self._mark_down()
+            self._mark_down(type(exc).__name__)
             raise self._unavailable(type(exc).__name__) from exc
+        except ConnectionAcquisitionTimeoutError as exc:
+            # Every pooled connection busy for FACTGRAPH_DB_TIMEOUT: Neo4j too slow or gone;
+            # the watcher (or the next probe) tells which, so the gate is left as it is.
+            raise self._unavailable(
+                f"no connection free within {self.settings.db_timeout:g}s"
+            ) from exc
         except TransientError as exc:
             if exc.code == BOOKMARK_TIMEOUT:  # not retried here: the wait was the server's
                 raise DatabaseUnavailable(

@@ -17,6 +17,7 @@ from graph.errors import DatabaseUnavailable, FactgraphError
 from graph.observability import metrics, tracing
 from resolvers.graphql.types import RememberResult
 
+RETRY_AFTER = "5"
 _STATUS_OF_CODE = {
     DatabaseUnavailable.code: 503,
     Unauthenticated.code: 401,
@@ -49,6 +50,8 @@ class HttpStatus(SchemaExtension):
                 response = self.execution_context.context.get("response")
                 if isinstance(response, Response):  # not a subscription's WebSocket
                     response.status_code = status
+                    if status == 503:  # when to come back, as every interface says it
+                        response.headers["Retry-After"] = RETRY_AFTER
                 return
 
 

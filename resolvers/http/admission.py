@@ -12,43 +12,96 @@ answerable so that an orchestrator does not take an overloaded replica for a dea
 A request is counted once its body has been read (the middleware sits after the body guards):
 slow uploads cost the event loop nothing, and counting them would let a handful of slow clients
 hold every slot. The counter lives on the event loop (single-threaded), so it needs no lock.
+
+Fair between tenants (resolvers/http/tenants.py: the API key, or the scope without keys): one
+tenant holds at most `per_tenant` of the slots (half by default), so a tenant that floods gets
+the 503s and the other half stays free for everyone else. Streams (resolvers/http/streams.py)
+are not requests: they pass by, bounded on their own.
 """
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.observability import metrics
 from resolvers.http.observe import route_label, send_error, serves_data
+from resolvers.http.streams import STREAM
+from resolvers.http.tenants import request_tenant
 
 OVERLOADED = "OVERLOADED"
 
 
 class Admission:
-    """Admit at most `limit` API requests at once (0: no limit); answer 503 to the rest."""
+    """Admit at most `limit` API requests at once (0: no limit), at most `per_tenant` of them
+    from one tenant (0: no such bound); answer 503 to the rest."""
 
-    def __init__(self, app: ASGIApp, limit: int, retry_after: int) -> None:
+    def __init__(self, app: ASGIApp, limit: int, retry_after: int, per_tenant: int = 0) -> None:
         self.app = app
         self.limit = limit
         self.retry_after = retry_after
+        self.per_tenant = per_tenant
         self.admitted = 0
+        self.by_tenant: dict[str, int] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self.limit <= 0 or not serves_data(scope):
+        if (
+            scope["type"] != "http"
+            or self.limit <= 0
+            or not serves_data(scope)
+            or scope.get(STREAM)
+        ):
             await self.app(scope, receive, send)
             return
         if self.admitted >= self.limit:
-            metrics.HTTP_REFUSED.labels(route_label(scope["path"])).inc()
-            await send_error(
+            await self._refuse(
                 scope,
                 send,
-                503,
-                OVERLOADED,
                 f"the service is at capacity ({self.limit} requests in progress, "
-                f"FACTGRAPH_MAX_QUEUE); nothing was done: retry after {self.retry_after} s",
-                retry_after=str(self.retry_after),
+                f"FACTGRAPH_MAX_QUEUE)",
             )
             return
+        if self.per_tenant <= 0:
+            await self._admitted(scope, receive, send)
+            return
+        body, receive = await _buffered(receive)
+        tenant = request_tenant(scope, body)
+        held = self.by_tenant.get(tenant, 0)
+        if held >= self.per_tenant:
+            await self._refuse(
+                scope,
+                send,
+                f"this tenant has {held} requests in progress, its share of the service "
+                f"(FACTGRAPH_MAX_QUEUE_PER_TENANT)",
+            )
+            return
+        self.by_tenant[tenant] = held + 1
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                left = self.by_tenant[tenant] - 1
+                if left:
+                    self.by_tenant[tenant] = left
+                else:
+                    del self.by_tenant[tenant]
+
+        async def send_then_release(message: Message) -> None:
+            # The tenant's share is given back with the answer's last byte: what runs after
+            # it (a search's access counts, a background task) still holds one of the `limit`
+            # slots, but no client waits on it; counted against the share, a client's next
+            # request, sent as soon as it had its answer, found its own share still full.
+            await send(message)
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                release()
+
+        try:
+            await self._admitted(scope, receive, send_then_release)
+        finally:
+            release()
+
+    async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
         self.admitted += 1
         metrics.HTTP_ADMITTED.inc()
         try:
@@ -56,3 +109,42 @@ class Admission:
         finally:
             self.admitted -= 1
             metrics.HTTP_ADMITTED.dec()
+
+    async def _refuse(self, scope: Scope, send: Send, why: str) -> None:
+        metrics.HTTP_REFUSED.labels(route_label(scope["path"])).inc()
+        await send_error(
+            scope,
+            send,
+            503,
+            OVERLOADED,
+            f"{why}; nothing was done: retry after {self.retry_after} s",
+            retry_after=str(self.retry_after),
+        )
+
+
+async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
+    """The request's body (already in memory: JsonGuard read it) and a receive replaying it."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks), _replaying(b"".join(chunks), receive, message)
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks), _replaying(b"".join(chunks), receive, None)
+
+
+def _replaying(body: bytes, receive: Receive, pending: Message | None) -> Receive:
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        if pending is not None:
+            return pending
+        return await receive()
+
+    return replay

@@ -116,6 +116,10 @@ async def send_error(
 # context (the thread pool, an MCP call's task) reaches the request that set it.
 _noted: ContextVar[list[tuple[str, str]] | None] = ContextVar("factgraph_error_code", default=None)
 _MAX_LOGGED_MESSAGE = 500
+# 5xx answers that are the service keeping its promise during a Neo4j outage (503 with
+# Retry-After, recovery by itself): INFO each, since the outage itself is logged once, as a
+# WARNING, by graph/storage/db.py. Any other 5xx is a WARNING line.
+_ANNOUNCED = frozenset({"DATABASE_UNAVAILABLE"})
 
 
 def note_error(code: str, message: str) -> None:
@@ -124,9 +128,9 @@ def note_error(code: str, message: str) -> None:
 
     For a request refused for something the client can fix (bad input, an unknown id, a
     missing role), for load, or while Neo4j is away, this note is all that is logged: INFO
-    (WARNING for a 5xx), never ERROR, which is kept for the service's own faults, logged
-    with their traceback where they happen. Outside an HTTP request (a subscription's
-    messages, MCP on stdio) the note is an INFO line of its own.
+    (WARNING for a 5xx other than DATABASE_UNAVAILABLE), never ERROR, which is kept for the
+    service's own faults, logged with their traceback where they happen. Outside an HTTP
+    request (a subscription's messages, MCP on stdio) the note is an INFO line of its own.
     """
     noted = _noted.get()
     if noted is None:
@@ -231,8 +235,9 @@ class RequestObserver:
                 if status >= 500:
                     span.set_attribute("error.type", str(status))
                     span.set_status(Status(StatusCode.ERROR))
+                announced = noted and noted[0][0] in _ANNOUNCED
                 access_log.log(
-                    logging.WARNING if status >= 500 else logging.INFO,
+                    logging.WARNING if status >= 500 and not announced else logging.INFO,
                     "%s %s %s%s",
                     method,
                     path,

@@ -312,7 +312,9 @@ def error_response(exc: FactgraphError) -> Response:
         error["field"] = exc.field
         error["reason"] = exc.reason
     body: ErrorBody = {"error": error}
-    return JSONResponse(body, status_code=status)
+    # A 503 is retryable, and says when (as the other interfaces do).
+    headers = {"Retry-After": "5"} if status == 503 else None
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 routes = [Route("/api/v1/search", search, methods=["POST"])]
