@@ -13,6 +13,8 @@ CALL () {
   UNION ALL
   MATCH (t:Tag {scope: $scope}) RETURN t AS n
   UNION ALL
+  MATCH (t:Term {scope: $scope}) RETURN t AS n
+  UNION ALL
   MATCH (c:Context {scope: $scope}) RETURN c AS n
 }
 CALL (n) {

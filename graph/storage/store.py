@@ -17,6 +17,8 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.errors import NotFound
+from graph.reading import VERSION as READER_VERSION
+from graph.reading import Reading, standing
 from graph.storage import vector_shards
 from graph.storage.db import Database, run
 from graph.storage.wire import Vector
@@ -25,7 +27,6 @@ from graph.write import passages
 from graph.write.entities import ResolvedEntity
 from graph.write.facts import Fact, FactInput, FactStatus
 from graph.write.pipeline import Neighbour, predicate_key
-from graph.write.standing import recognise
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,12 @@ def fact_properties(
     embedder: str | None,
     status: FactStatus,
     now: datetime,
+    reading: Reading | None = None,
 ) -> dict[str, Any]:
-    """The exact property map of a `(:Fact)` node, as operators see it in the Browser."""
+    """The exact property map of a `(:Fact)` node, as operators see it in the Browser.
+
+    `reading`: the text as graph/reading/ read it, when the caller links its terms; its
+    standing verdict is the fact's."""
     live = status in (FactStatus.ACTIVE, FactStatus.QUARANTINED)
     return {
         "id": fact_id,
@@ -89,13 +94,23 @@ def fact_properties(
         # The consolidation queue (graph/consolidation/): every live fact written is queued.
         "consolidation_queued_at": now if live else None,
         # A standing instruction or preference, recognised from the text (and :Standing).
-        "standing": _standing(fact),
+        "standing": _standing(fact, reading),
+        # The version of the reader whose term links the fact has (graph/reading/): every
+        # write path links them in the transaction that writes the fact.
+        "read_v": READER_VERSION,
     }
 
 
-def _standing(fact: FactInput) -> str | None:
-    kind = recognise(fact.text, fact.subject)
+def _standing(fact: FactInput, reading: Reading | None) -> str | None:
+    kind = reading.standing if reading is not None else standing(fact.text, fact.subject)
     return kind.value if kind is not None else None
+
+
+def link_terms(tx: ManagedTransaction, rows: Sequence[dict[str, Any]], now: datetime) -> None:
+    """Link facts to the terms their texts mention (rows: {id, terms}, graph/reading/ `terms`
+    as `Term.row()` maps), replacing the links of an earlier reading."""
+    if rows:
+        run(tx, "reading_link", rows=list(rows), version=READER_VERSION, now=now)
 
 
 def insert_fact(
@@ -106,9 +121,11 @@ def insert_fact(
     entities: list[EntityRef],
     now: datetime,
     chunks: Sequence[chunk_nodes.Chunk] = (),
+    terms: Sequence[dict[str, Any]] = (),
 ) -> tuple[Fact, bool]:
-    """Create the fact with its entity and tag links and the chunks of its long text
-    (graph/write/chunks.py), or return the live duplicate."""
+    """Create the fact with its entity and tag links, the chunks of its long text
+    (graph/write/chunks.py) and the terms its text mentions (`terms`, graph/reading/), or
+    return the live duplicate."""
     records = run(
         tx,
         "fact_insert",
@@ -131,6 +148,7 @@ def insert_fact(
     if created:
         chunk_nodes.write(tx, [chunk_nodes.row(fact.id, scope, chunks)])
         passages.refresh(tx, scope, [fact])
+        link_terms(tx, [{"id": fact.id, "terms": list(terms)}], now)
     return fact, created
 
 
