@@ -96,7 +96,8 @@ class Fusion:
             "vector": self.vector,
             "graph": self.graph,
             "passage": self.passage,
-            "terms": self.terms,
+            # Only when asked: the graph list is not asked otherwise (graph/search/graph_list.py).
+            **({"terms": self.terms} if self.terms > 0 else {}),
         }
 
 
