@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from graph.reading.identifiers import identifiers, key, masked
+from graph.reading.identifiers import key, read_identifiers
 from graph.reading.names import names
 from graph.reading.standing import Standing, standing
 from graph.reading.topics import topics
@@ -68,14 +68,14 @@ class Reading:
 def read(text: str, subject: str | None = None, *, with_standing: bool = True) -> Reading:
     """Read one text: its names, topics and identifiers, and (unless told not to) whether it
     sets a standing instruction or preference (`subject`: who says it, for the recogniser)."""
-    plain = masked(text)
+    found_identifiers, plain = read_identifiers(text)
     found_names = names(plain)
     name_words = {w.casefold() for n in found_names for w in n.split()}
     found_topics = [t for t in topics(plain) if not set(t.split()) <= name_words]
     return Reading(
         names=tuple(found_names),
         topics=tuple(found_topics),
-        identifiers=tuple(identifiers(text)),
+        identifiers=tuple(found_identifiers),
         standing=standing(text, subject) if with_standing else None,
     )
 

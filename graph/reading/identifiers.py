@@ -75,26 +75,30 @@ def _spans(text: str) -> list[tuple[int, int]]:
 def identifiers(text: str) -> list[str]:
     """The identifiers a text holds, as first written, each once (by case-folded value): the
     `LIMIT` most repeated, in the order they appear."""
-    found: dict[str, list[str]] = {}
-    for start, end in _spans(text):
-        value = re.sub(r"(?<=\d),(?=\d)", "", text[start:end])
-        value = " ".join(value.split())
-        found.setdefault(key(value), []).append(value)
-    # The most often written first, then in order of appearance: a long text keeps `LIMIT`.
-    ranked = sorted(found.values(), key=lambda seen: -len(seen))
-    return [seen[0] for seen in ranked[:LIMIT]]
+    return read_identifiers(text)[0]
 
 
 def masked(text: str) -> str:
     """The text with each identifier blanked out (the same length, so offsets keep)."""
+    return read_identifiers(text)[1]
+
+
+def read_identifiers(text: str) -> tuple[list[str], str]:
+    """`identifiers` and `masked` of one text, its identifiers found once for both."""
+    found: dict[str, list[str]] = {}
     parts: list[str] = []
     at = 0
     for start, end in _spans(text):
+        value = re.sub(r"(?<=\d),(?=\d)", "", text[start:end])
+        value = " ".join(value.split())
+        found.setdefault(key(value), []).append(value)
         parts.append(text[at:start])
         parts.append(" " * (end - start))
         at = end
     parts.append(text[at:])
-    return "".join(parts)
+    # The most often written first, then in order of appearance: a long text keeps `LIMIT`.
+    ranked = sorted(found.values(), key=lambda seen: -len(seen))
+    return [seen[0] for seen in ranked[:LIMIT]], "".join(parts)
 
 
 def key(identifier: str) -> str:
