@@ -132,6 +132,7 @@ def insert_fact(
         scope=scope,
         shard_label=vector_shards.label(scope),
         props=props,
+        terms=list(terms),
         entities=[
             {
                 "role": ref.role,
@@ -148,7 +149,6 @@ def insert_fact(
     if created:
         chunk_nodes.write(tx, [chunk_nodes.row(fact.id, scope, chunks)])
         passages.refresh(tx, scope, [fact])
-        link_terms(tx, [{"id": fact.id, "terms": list(terms)}], now)
     return fact, created
 
 
