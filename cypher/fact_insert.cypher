@@ -34,6 +34,15 @@ CALL (f, created) {
       e.lexical_text = toLower(reduce(s = e.name, a IN e.aliases + [ent.name] | s + '\n' + a))
   MERGE (f)-[:MENTIONS {role: ent.role}]->(e)
 }
+// The terms its text mentions (graph/reading/, as cypher/reading_link.cypher links them): in
+// this statement rather than a round trip of its own, which cost a remember ~17%.
+CALL (f, created) {
+  WITH f WHERE created
+  UNWIND $terms AS term
+  MERGE (t:Term {scope: $scope, canonical: term.canonical})
+    ON CREATE SET t.name = term.name, t.created_at = $now
+  CREATE (f)-[:MENTIONS {role: term.role, weight: term.weight}]->(t)
+}
 CALL (f, created) {
   WITH f WHERE created
   UNWIND $props.tags AS tag

@@ -12,6 +12,9 @@ CALL () {
   MATCH (t:Tag {scope: $scope}) DETACH DELETE t
 }
 CALL () {
+  MATCH (t:Term {scope: $scope}) DETACH DELETE t
+}
+CALL () {
   MATCH (c:Context {scope: $scope}) DETACH DELETE c
 }
 CALL () {

@@ -14,6 +14,8 @@ CALL () {
   UNION ALL
   MATCH (t:Tag {scope: $scope}) RETURN t AS n
   UNION ALL
+  MATCH (t:Term {scope: $scope}) RETURN t AS n
+  UNION ALL
   MATCH (c:Context {scope: $scope}) RETURN c AS n
   UNION ALL
   MATCH (e:Mem0Event {scope: $scope}) RETURN e AS n

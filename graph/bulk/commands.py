@@ -1,5 +1,5 @@
-"""The operator's batch commands: import, export, embed --missing, reembed, mark-standing, stats,
-drop-scope.
+"""The operator's batch commands: import, export, embed --missing, reembed, mark-standing,
+read-texts, stats, drop-scope.
 
 Registered on `factgraph.cli`'s parser. Heavy imports (the driver, the model) happen inside the
 handlers so `factgraph --help` stays instant. Results go to standard output (a summary, or
@@ -150,6 +150,30 @@ def cmd_mark_standing(args: argparse.Namespace, settings: Settings) -> int:
     try:
         summary = mark_standing(
             db, scopes=args.scope, batch_size=args.batch_size, progress=not args.no_progress
+        )
+    finally:
+        db.close()
+    print(summary.render())
+    return 0
+
+
+def cmd_read_texts(args: argparse.Namespace, settings: Settings) -> int:
+    from graph.bulk.reading import read_texts
+    from graph.platform.neo4j_start import ensure_neo4j
+    from graph.storage.db import Database
+    from graph.write.entities import DefaultEntityResolver
+
+    ensure_neo4j(settings)
+    db = Database(settings)
+    try:
+        db.write("reading_schema")
+        summary = read_texts(
+            db,
+            DefaultEntityResolver(),
+            scopes=args.scope,
+            batch_size=args.batch_size,
+            every=args.all,
+            progress=not args.no_progress,
         )
     finally:
         db.close()
@@ -348,6 +372,22 @@ def register(
     p.add_argument("--batch-size", type=_positive, default=1000, help="facts per batch")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     handlers["mark-standing"] = cmd_mark_standing
+
+    p = sub.add_parser(
+        "read-texts",
+        help="link facts already stored to the names, topics and identifiers their texts mention",
+        description="Read every stored fact not read by this version of the reader "
+        "(graph/reading/) and link it to one :Term node per name, topic and identifier its "
+        "text mentions (MENTIONS with a role and a weight): for facts written before "
+        "factgraph read text. Safe to interrupt and run again; a second run reads nothing.",
+        epilog="example:\n  factgraph read-texts --scope acme",
+        formatter_class=raw,
+    )
+    p.add_argument("--scope", action="append", help=scopes_help)
+    p.add_argument("--batch-size", type=_positive, default=500, help="facts per batch")
+    p.add_argument("--all", action="store_true", help="read every fact again")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    handlers["read-texts"] = cmd_read_texts
 
     p = sub.add_parser(
         "stats",

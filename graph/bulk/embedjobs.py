@@ -31,8 +31,9 @@ from graph.config import Settings
 from graph.errors import ValidationError
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
+from graph.reading import read, terms
 from graph.reading.standing import recognise
-from graph.storage import vector_shards
+from graph.storage import store, vector_shards
 from graph.storage.db import Database, run
 from graph.storage.schema import apply_schema, vector_dimensions
 from graph.storage.store import fact_properties
@@ -209,6 +210,16 @@ def _complete_batch(
             outcomes = run(tx, "embed_missing_apply", rows=rows, now=now, actor=actor)
             completed = [made[o["id"]] for o in outcomes if o["outcome"] == "completed"]
             chunks.write(tx, completed)
+            read_rows = {row["props"]["id"]: row["terms"] for row in rows}
+            store.link_terms(
+                tx,
+                [
+                    {"id": o["id"], "terms": read_rows[o["id"]]}
+                    for o in outcomes
+                    if o["outcome"] == "completed"
+                ],
+                now,
+            )
             passages.refresh_rows(tx, [row["props"] for row in rows])
             return outcomes
 
@@ -234,6 +245,7 @@ def _completion(
     valid_from = fact.valid_from or fact.recorded_at or now
     text = index_text(fact, valid_from, memory.settings.contextual_indexing)
     subject_key = next((e.canonical for role, e in entities if role == "subject"), None)
+    reading = read(fact.text, fact.subject)
     props = fact_properties(
         fact,
         fact_id=str(node["id"]),
@@ -246,6 +258,7 @@ def _completion(
         embedder=memory.embedder.id,
         status=status,
         now=now,
+        reading=reading,
     )
     props["valid_from"] = valid_from
     for key in _KEPT_STATE:
@@ -259,6 +272,7 @@ def _completion(
         ],
         "audit_id": str(uuid.uuid5(ID_NAMESPACE, f"complete:{node['id']}")),
         "shard_label": vector_shards.label(str(props["scope"])),
+        "terms": [term.row() for term in terms(reading, memory.resolver)],
     }
     return row, text
 

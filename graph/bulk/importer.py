@@ -47,6 +47,8 @@ from graph.bulk.spec import (
 )
 from graph.errors import DatabaseUnavailable, FactgraphError, ValidationError
 from graph.memory import Memory
+from graph.reading import VERSION as READER_VERSION
+from graph.reading import read, terms
 from graph.storage import vector_shards
 from graph.storage.db import run
 from graph.storage.schema import check_vector_dimensions, vector_dimensions
@@ -254,7 +256,7 @@ class Importer:
 
     # The statements that complete a fast-path fact after `import_facts` creates it. Every run
     # writes them all; bench/import_speed.py leaves some out to measure what each one costs.
-    stages: tuple[str, ...] = ("entities", "tags", "audit", "passages")
+    stages: tuple[str, ...] = ("entities", "tags", "audit", "passages", "terms")
 
     def __init__(self, memory: Memory, options: ImportOptions) -> None:
         if options.batch_size < 1:
@@ -719,6 +721,7 @@ class Importer:
         row, state = p.row, p.row.state
         # As `Memory.remember` marks them: a vector from the file is "supplied", not the model's.
         embedder = self.memory.embedder.id if p.needs_vector else state.get("embedder", SUPPLIED)
+        reading = read(row.fact.text, row.fact.subject)
         props = fact_properties(
             row.fact,
             fact_id=row.id,
@@ -731,6 +734,7 @@ class Importer:
             embedder=embedder or self.memory.embedder.id,
             status=row.status,
             now=now,
+            reading=reading,
         )
         props["valid_from"] = p.valid_from
         for key in _STATE_KEYS:
@@ -751,6 +755,7 @@ class Importer:
             "audit_id": str(uuid.uuid5(ID_NAMESPACE, f"import:{row.id}")),
             "reason": f"imported from {self.path.name} line {row.line}",
             "chunks": chunks.row(row.id, row.scope, made),
+            "terms": [term.row() for term in terms(reading, self.memory.resolver)],
         }
 
     # -- full pipeline ---------------------------------------------------------------------
@@ -908,6 +913,8 @@ def _link_created(
         if mentioned:
             with timed("entities"):
                 run(tx, "import_fact_entities", entities=Rows(entities.values()), now=now)
+    if "terms" in stages:
+        _link_terms(tx, rows, nodes, now, timed)
     if "tags" in stages:
         tags: dict[tuple[str, str], dict[str, Any]] = {}
         for row in rows:
@@ -931,6 +938,41 @@ def _link_created(
         ]
         with timed("audit"):
             run(tx, "import_fact_audit", events=Rows(events), now=now, actor=actor)
+
+
+def _link_terms(
+    tx: ManagedTransaction,
+    rows: list[dict[str, Any]],
+    nodes: dict[str, str],
+    now: datetime,
+    timed: Callable[[str], AbstractContextManager[None]],
+) -> None:
+    """The terms the created facts' texts mention (graph/reading/): one statement."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for row in rows:
+        fact_id, scope = row["props"]["id"], row["props"]["scope"]
+        for term in row["terms"]:
+            entry = found.setdefault(
+                (scope, term["canonical"]),
+                {
+                    "scope": scope,
+                    "canonical": term["canonical"],
+                    "name": term["name"],
+                    "mentions": [],
+                },
+            )
+            entry["mentions"].append(
+                {"node": nodes[fact_id], "role": term["role"], "weight": term["weight"]}
+            )
+    with timed("terms"):
+        run(
+            tx,
+            "import_fact_terms",
+            nodes=[nodes[row["props"]["id"]] for row in rows],
+            terms=Rows(found.values()),
+            version=READER_VERSION,
+            now=now,
+        )
 
 
 def _link_params(links: list[dict[str, Any]]) -> list[dict[str, Any]]:

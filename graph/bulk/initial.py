@@ -8,6 +8,8 @@ comes out is the one `import --fast` makes: the same facts, status labels, entit
 aliases folded in file order, tags, audit events, supersede links and passages. Then the
 server starts, the schema is applied, and the indexes are populated in bulk (with progress).
 
+The terms each text mentions (graph/reading/) are linked once the server is up (`read_texts`).
+
 Files: CSV with typed headers (graph/bulk/offline.py writes them) in a temporary folder beside
 the database, deleted afterwards.
 """
@@ -37,6 +39,7 @@ from graph.bulk.importer import (
     should_settle,
 )
 from graph.bulk.offline import CsvGroups, entity_key
+from graph.bulk.reading import read_texts
 from graph.bulk.spec import EntityRow, FactRow
 from graph.config import Settings
 from graph.errors import FactgraphError
@@ -122,6 +125,9 @@ class InitialImporter(Importer):
 
     def _write_fact(self, row: FactRow, params: dict[str, Any]) -> None:
         props: dict[str, Any] = dict(params["props"])
+        # The terms its text mentions are linked once the server is up (`read_texts`): the
+        # fact is marked read then.
+        props.pop("read_v", None)
         live = props.get("live_hash")
         if live is not None:
             key = (row.scope, str(live))
@@ -369,6 +375,9 @@ def run_initial_import(settings: Settings, options: ImportOptions) -> ImportSumm
         )
         timings["indexes online"] = time.perf_counter() - phase
         _set_empty_lists(memory, importer.files.empty_lists)
+        phase = time.perf_counter()
+        read_texts(memory.db, memory.resolver, scopes=None, progress=options.progress)
+        timings["terms read"] = time.perf_counter() - phase
         # Index population leaves larger segments that probes did not get merged in 300 s
         # (graph/bulk/settle.py MERGE_WAIT): one probe, no wait for a merge. A small load, as
         # after `import --fast`, has too few segments to settle: it spent 11 s on 24 facts.

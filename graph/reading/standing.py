@@ -423,3 +423,15 @@ def shipped() -> Classifier | None:
         cue_weights=tuple(tuple(float(v) for v in row) for row in raw["cue_weights"]),
         threshold=float(raw["threshold"]),
     )
+
+
+def standing(
+    text: str,
+    subject: str | None = None,
+    *,
+    vector: Sequence[float] | None = None,
+    embedder: str | None = None,
+) -> Standing | None:
+    """The recogniser as the reader (`graph.reading.read`) calls it: `recognise` by the name the
+    reader's other parts follow (names, topics, identifiers)."""
+    return recognise(text, subject, vector=vector, embedder=embedder)

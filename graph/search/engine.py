@@ -27,6 +27,7 @@ from graph.search import access, newer
 from graph.search.candidates import Candidates, fetch, fetch_overlapped, missing_cosines
 from graph.search.frames import summary, topic
 from graph.search.fusion import combsum, weighted_fusion
+from graph.search.graph_list import with_terms
 from graph.search.lucene import to_lucene
 from graph.search.options import (
     MAX_CANDIDATE_TOP_K,
@@ -135,6 +136,14 @@ def search(
                 full=full,
                 every_cosine=every,
             ),
+        )
+    if options.fusion.terms > 0:
+        before = found
+        terms_vector = embedded[0] if embedded else None
+        found = _timed(
+            timings,
+            "terms",
+            lambda: with_terms(db, scope, told, before, options, now, lucene, terms_vector),
         )
     top = order(told, found, options, now, active, options.top_k, asker)
     # Without `every`, a hit that the vector list did not find has its vector score read here,

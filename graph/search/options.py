@@ -85,6 +85,8 @@ class Fusion:
     vector: float = 1.0
     graph: float = 1.0
     passage: float = 1.0
+    # The graph list of terms (graph/search/graph_list.py): 0 leaves it unasked.
+    terms: float = 0.0
 
     def weights(self) -> dict[str, float]:
         if self.method in (FusionMethod.RRF, FusionMethod.MODEL):
@@ -94,6 +96,8 @@ class Fusion:
             "vector": self.vector,
             "graph": self.graph,
             "passage": self.passage,
+            # Only when asked: the graph list is not asked otherwise (graph/search/graph_list.py).
+            **({"terms": self.terms} if self.terms > 0 else {}),
         }
 
 
@@ -189,7 +193,7 @@ class SearchOptions:
         _int_range("fusion.k", self.fusion.k, 0, 10_000)
         if not isinstance(self.fusion.method, FusionMethod):
             raise ValidationError("fusion.method", "must be model, rrf, weighted or combsum")
-        for name in ("fulltext", "vector", "graph", "passage"):
+        for name in ("fulltext", "vector", "graph", "passage", "terms"):
             _number(f"fusion.{name}", getattr(self.fusion, name), 0.0, 1_000.0)
         for name in ("relevance", "importance", "recency"):
             _number(f"weights.{name}", getattr(self.weights, name), 0.0, 1_000.0)

@@ -17,6 +17,8 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.errors import NotFound
+from graph.reading import VERSION as READER_VERSION
+from graph.reading import Reading
 from graph.reading.standing import recognise
 from graph.storage import vector_shards
 from graph.storage.db import Database, run
@@ -51,8 +53,12 @@ def fact_properties(
     embedder: str | None,
     status: FactStatus,
     now: datetime,
+    reading: Reading | None = None,
 ) -> dict[str, Any]:
-    """The exact property map of a `(:Fact)` node, as operators see it in the Browser."""
+    """The exact property map of a `(:Fact)` node, as operators see it in the Browser.
+
+    `reading`: the text as graph/reading/ read it, when the caller links its terms; its
+    standing verdict is the fact's."""
     live = status in (FactStatus.ACTIVE, FactStatus.QUARANTINED)
     return {
         "id": fact_id,
@@ -89,15 +95,31 @@ def fact_properties(
         # The consolidation queue (graph/consolidation/): every live fact written is queued.
         "consolidation_queued_at": now if live else None,
         # A standing instruction or preference, recognised from the text (and :Standing).
-        "standing": _standing(fact, embedding, embedder),
+        "standing": _standing(fact, reading, embedding, embedder),
+        # The version of the reader whose term links the fact has (graph/reading/): every
+        # write path links them in the transaction that writes the fact.
+        "read_v": READER_VERSION,
     }
 
 
-def _standing(fact: FactInput, vector: list[float] | None, embedder: str | None) -> str | None:
-    """The kind a fact's text states, read with the vector the write made of it (a vector
-    that came with the fact is "supplied", of no known model: the patterns alone read it)."""
-    kind = recognise(fact.text, fact.subject, vector=vector, embedder=embedder)
+def _standing(
+    fact: FactInput, reading: Reading | None, vector: list[float] | None, embedder: str | None
+) -> str | None:
+    """The kind a fact's text states, read with the vector the write made of it: the reader's
+    verdict came before the vector, so with one the recogniser's classifier reads it again (a
+    vector that came with the fact is "supplied", of no known model: the patterns alone)."""
+    if vector is None and reading is not None:
+        kind = reading.standing
+    else:
+        kind = recognise(fact.text, fact.subject, vector=vector, embedder=embedder)
     return kind.value if kind is not None else None
+
+
+def link_terms(tx: ManagedTransaction, rows: Sequence[dict[str, Any]], now: datetime) -> None:
+    """Link facts to the terms their texts mention (rows: {id, terms}, graph/reading/ `terms`
+    as `Term.row()` maps), replacing the links of an earlier reading."""
+    if rows:
+        run(tx, "reading_link", rows=list(rows), version=READER_VERSION, now=now)
 
 
 def insert_fact(
@@ -108,15 +130,18 @@ def insert_fact(
     entities: list[EntityRef],
     now: datetime,
     chunks: Sequence[chunk_nodes.Chunk] = (),
+    terms: Sequence[dict[str, Any]] = (),
 ) -> tuple[Fact, bool]:
-    """Create the fact with its entity and tag links and the chunks of its long text
-    (graph/write/chunks.py), or return the live duplicate."""
+    """Create the fact with its entity and tag links, the chunks of its long text
+    (graph/write/chunks.py) and the terms its text mentions (`terms`, graph/reading/), or
+    return the live duplicate."""
     records = run(
         tx,
         "fact_insert",
         scope=scope,
         shard_label=vector_shards.label(scope),
         props=props,
+        terms=list(terms),
         entities=[
             {
                 "role": ref.role,

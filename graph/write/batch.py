@@ -67,6 +67,7 @@ class Item:
     entities: list[EntityRef]
     props: dict[str, Any]
     chunks: tuple[Chunk, ...] = ()  # a long text's windows after the first
+    terms: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # graph/reading/
 
     @property
     def slot(self) -> tuple[str, str] | None:
@@ -476,6 +477,9 @@ class Batch:
         if not all(record["created"] for record in records):
             raise StaleBatch("a concurrent writer stored the same content")
         chunks.write(tx, [chunks.row(p.item.props["id"], self.scope, p.item.chunks) for p in plans])
+        store.link_terms(
+            tx, [{"id": p.item.props["id"], "terms": p.item.terms} for p in plans], self.clock()
+        )
         # Each new node is exactly what its row set (ON CREATE), its datetimes read back from
         # the ISO text Neo4j parsed them from: no need to send them back over the wire.
         return [Fact.from_node({**row["props"], **row["times"]}) for row in rows]

@@ -14,6 +14,7 @@ from neo4j import ManagedTransaction
 
 from graph.errors import Conflict, NotFound
 from graph.observability import tracing
+from graph.reading import Reading, read, terms
 from graph.reading.standing import revokes
 from graph.storage import store
 from graph.storage.store import EntityRef, fact_properties, new_id
@@ -68,7 +69,7 @@ class Remembering(Recording):
         now = self.clock()
         quarantine = quarantine_reason(data, self.settings.pipeline) if full else None
         status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
-        entities, props, made = self._prepare(scope, data, status, now)
+        entities, props, made, linked = self._prepare(scope, data, status, now)
         embedding: list[float] = props["embedding"]
 
         def work(tx: ManagedTransaction) -> Decision:
@@ -133,7 +134,13 @@ class Remembering(Recording):
                     tx, scope, verdict.kind, stored, verdict.matched, verdict.reason, actor
                 )
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props_now, entities=entities, now=now, chunks=made
+                tx,
+                scope=scope,
+                props=props_now,
+                entities=entities,
+                now=now,
+                chunks=made,
+                terms=linked,
             )
             if not created:  # lost a race to a concurrent writer of the same content
                 reason = "exact duplicate of a live fact in this scope"
@@ -213,7 +220,7 @@ class Remembering(Recording):
         data = fact_from_mapping(fact) if isinstance(fact, Mapping) else validate(fact)
         reason = check_reason(reason)
         now = self.clock()
-        entities, props, made = self._prepare(scope, data, FactStatus.ACTIVE, now)
+        entities, props, made, linked = self._prepare(scope, data, FactStatus.ACTIVE, now)
 
         def work(tx: ManagedTransaction) -> Decision:
             old = store.locked_fact(tx, scope, old_id)
@@ -227,7 +234,13 @@ class Remembering(Recording):
                 raise Conflict("the new fact has the same content as the one it would supersede")
             now, props_now = self._stamped(props, data)
             stored, created = store.insert_fact(
-                tx, scope=scope, props=props_now, entities=entities, now=now, chunks=made
+                tx,
+                scope=scope,
+                props=props_now,
+                entities=entities,
+                now=now,
+                chunks=made,
+                terms=linked,
             )
             if not created:
                 raise Conflict(f"the new content is already held by live fact {stored.id!r}")
@@ -242,19 +255,26 @@ class Remembering(Recording):
 
     def _prepare(
         self, scope: str, data: FactInput, status: FactStatus, now: datetime
-    ) -> tuple[list[EntityRef], dict[str, Any], tuple[chunks.Chunk, ...]]:
-        """Entities, the node's property map, embedding included, and the chunks of a long
-        text (outside any transaction, so a retried write never pays for the model twice).
-        A vector the caller supplied stands for the whole text: no chunks."""
+    ) -> tuple[list[EntityRef], dict[str, Any], tuple[chunks.Chunk, ...], list[dict[str, Any]]]:
+        """Entities, the node's property map, embedding included, the chunks of a long text
+        and the terms its text mentions (outside any transaction, so a retried write never
+        pays for the model twice). A vector the caller supplied stands for the whole text: no
+        chunks."""
         entities, text = self._entities(data), self._index_text(data, now)
+        reading, linked = self._read(data)
         with tracing.span("remember.embed", supplied=data.embedding is not None):
             made = (
                 chunks.Embedded(list(data.embedding))
                 if data.embedding is not None
                 else chunks.embed(self.embedder, [(text, data.text)])[0]
             )
-        props = self._properties(scope, data, status, now, entities, text, made.vector)
-        return entities, props, made.chunks
+        props = self._properties(scope, data, status, now, entities, text, made.vector, reading)
+        return entities, props, made.chunks, linked
+
+    def _read(self, data: FactInput) -> tuple[Reading, list[dict[str, Any]]]:
+        """The text as graph/reading/ reads it, and the terms to link the fact to."""
+        reading = read(data.text, data.subject)
+        return reading, [term.row() for term in terms(reading, self.resolver)]
 
     def _batch_items(self, scope: str, inputs: list[FactInput], full: bool) -> list[batch.Item]:
         """`_prepare` for a batch: every text embedded in one pass (`Embedder.embed`).
@@ -275,8 +295,11 @@ class Remembering(Recording):
             status = FactStatus.QUARANTINED if quarantine else FactStatus.ACTIVE
             entities = self._entities(data)
             own = embedded.get(i) or chunks.Embedded(list(data.embedding or ()))
-            props = self._properties(scope, data, status, now, entities, texts[i], own.vector)
-            items.append(batch.Item(i, data, quarantine, entities, props, own.chunks))
+            reading, linked = self._read(data)
+            props = self._properties(
+                scope, data, status, now, entities, texts[i], own.vector, reading
+            )
+            items.append(batch.Item(i, data, quarantine, entities, props, own.chunks, linked))
         return items
 
     def _index_text(self, data: FactInput, now: datetime) -> str:
@@ -291,6 +314,7 @@ class Remembering(Recording):
         entities: list[EntityRef],
         text: str,
         embedding: list[float],
+        reading: Reading | None = None,
     ) -> dict[str, Any]:
         """The node's property map, the embedding already made (see `_prepare`)."""
         return fact_properties(
@@ -305,6 +329,7 @@ class Remembering(Recording):
             embedder=self.embedder.id if data.embedding is None else "supplied",
             status=status,
             now=now,
+            reading=reading,
         )
 
     def _stamped(self, props: dict[str, Any], data: FactInput) -> tuple[datetime, dict[str, Any]]:
