@@ -38,7 +38,7 @@ def own(text: str, subject: str | None) -> list[Term]:
 
 
 def yake_reader() -> Reader:
-    import yake  # type: ignore[import-untyped]
+    import yake  # type: ignore[import-not-found,import-untyped,unused-ignore]
 
     extractor = yake.KeywordExtractor(lan="en", n=3, top=8)
 

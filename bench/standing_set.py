@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
+import graph.reading.standing as standing
 from graph.config import Settings
 from graph.platform.embedding import Embedder
-from graph.reading import standing
 from graph.reading.standing import Classifier, Standing
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,11 +17,11 @@ from graph.config import Settings
 from graph.memory import Memory
 from graph.platform.embedding import Embedder
 from graph.reading import Role, read, terms
+from graph.reading.standing import Standing
 from graph.search.options import Fusion, FusionMethod, Mode, SearchOptions
 from graph.storage.db import Database
 from graph.write.entities import DefaultEntityResolver
 from graph.write.facts import FactInput
-from graph.write.standing import Standing
 
 RESOLVER = DefaultEntityResolver()
 
