@@ -214,7 +214,7 @@ def test_search_open_a_hit_and_see_its_history_audit_and_neighbours(
     page.press("Enter")
     page.wait_for(".hits", "Alice lives in Berlin now")
     # The standing instruction that bears on the question, above the hits.
-    assert rule in page.text("section.standing")
+    assert rule in page.text("details.standing")
     assert "best first" in page.text(".summary")
     hit = f".hit [data-fact-id='{berlin}']"
     why = page.text(f"{hit} .why")

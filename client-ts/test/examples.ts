@@ -8,7 +8,7 @@ import { factgraphMiddleware, factgraphTools, type SearchToolOutput } from 'fact
 const yourModel = new MockLanguageModelV4();
 
 export async function client(): Promise<void> {
-  const fg = new Client({ url: 'http://127.0.0.1:8000', scope: 'alice', apiKey: 'fg_...', retries: 3, maxRetryWait: 30 });
+  const fg = new Client({ url: 'http://127.0.0.1:8000', scope: 'alice', apiKey: 'fgk_...', retries: 3, maxRetryWait: 30 });
   const decision: Decision = await fg.remember({ text: 'Alice works at Acme', subject: 'Alice', predicate: 'works_at', object: 'Acme' });
   const kind: 'INSERT' | 'DEDUP' | 'MERGE' | 'SUPERSEDE' | 'QUARANTINE' = decision.kind;
   await fg.rememberMany(['Alice likes tea', { text: 'Alice plays chess', tags: ['hobby'] }], { pipeline: false });
