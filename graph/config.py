@@ -371,7 +371,8 @@ class Settings:
     # Overload (issue 20): see docs/operations/observability.md and resolvers/http/admission.py.
     max_queue: int = DEFAULT_MAX_QUEUE  # in-flight + queued API requests; 0: unbounded
     retry_after: int = 1  # seconds, in the 503 that refuses a request past max_queue
-    # Of max_queue, what one tenant (API key; the scope without keys) may hold; None: half.
+    # Of max_queue, what one tenant (API key; the scope without keys) may hold while others are
+    # active (resolvers/http/admission.py); None: a quarter (2 of 8 on 2 cores).
     max_queue_per_tenant: int | None = None
     # Streams (resolvers/http/streams.py), apart from max_queue; 0: unbounded / never.
     max_streams: int = DEFAULT_MAX_STREAMS
@@ -389,11 +390,12 @@ class Settings:
 
     @property
     def tenant_queue(self) -> int:
-        """Admitted requests one tenant may hold: FACTGRAPH_MAX_QUEUE_PER_TENANT, else half of
-        max_queue (rounded up), so that the other half is always free for the others."""
+        """Admitted requests one tenant may hold while another is active:
+        FACTGRAPH_MAX_QUEUE_PER_TENANT, else a quarter of max_queue (at least 1): a share that
+        also shares the CPU (bench/README.md "Fair admission between tenants")."""
         if self.max_queue_per_tenant is not None:
             return self.max_queue_per_tenant
-        return (self.max_queue + 1) // 2
+        return max(1, self.max_queue // 4)
 
     @property
     def uses_local_neo4j(self) -> bool:
