@@ -27,6 +27,10 @@ from graph.storage.db import Database
 
 log = logging.getLogger("factgraph.schema")
 _CREATES = re.compile(r"^\s*CREATE\s+(\w+\s+)?(INDEX|CONSTRAINT)", re.IGNORECASE | re.MULTILINE)
+_NAMED = re.compile(
+    r"^\s*(CREATE|DROP)\s+(?:\w+\s+)?(?:INDEX|CONSTRAINT)\s+(\w+)\s+IF\s+(NOT\s+)?EXISTS\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,10 @@ def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
             bookmark_manager_=db.bookmarks,
         )
     check_vector_dimensions(db, dimensions, embedder_id)
+    existing = schema_names(db)
     for _file, statement in cypher.statements("schema"):
+        if not needed(statement, existing):
+            continue
         params = {"dimensions": dimensions} if "$dimensions" in statement else {}
         with db._translate("schema"):
             db.driver.execute_query(
@@ -117,6 +124,27 @@ def create_schema(db: Database, dimensions: int, embedder_id: str) -> None:
                 database_=db.name,
                 bookmark_manager_=db.bookmarks,
             )
+
+
+def schema_names(db: Database) -> set[str]:
+    """The names of the indexes and constraints the database holds."""
+    names = {str(r["name"]) for r in db.read("schema_index_names")}
+    return names | {str(r["name"]) for r in db.read("schema_constraints")}
+
+
+def needed(statement: str, existing: set[str]) -> bool:
+    """Whether a schema statement would change anything, judged by the name it carries.
+
+    `CREATE ... name IF NOT EXISTS` on a name that exists, and `DROP ... name IF EXISTS` on
+    one that does not, are no-ops, but each still took a schema transaction of ~100 ms: the
+    63 statements cost every start-up, every command-line call and every test server 5-8 s,
+    and the suite ran them hundreds of times. A statement without such a name always runs.
+    """
+    named = _NAMED.match(statement)
+    if named is None:
+        return True
+    creates = named.group(1).upper() == "CREATE"
+    return (named.group(2) in existing) != creates
 
 
 def build_schema(db: Database, dimensions: int, embedder_id: str, *, progress: bool) -> None:
