@@ -27,6 +27,7 @@ from graph.storage.db import Database
 from graph.storage.schema import apply_schema
 from resolvers.app import create_app
 from tests.live_server import serve
+from tests.mcp_helpers import TLS
 from tests.private_neo4j import private_settings, wipe
 
 
@@ -284,7 +285,7 @@ def secured(memory: Memory) -> Iterator[tuple[Starlette, str]]:
 def http(server_url: str) -> Iterator[httpx.Client]:
     # Hang detection only (pytest-timeout has the last word): 30 s was exceeded by a first
     # search on a machine loaded many times over its cores, which failed a fuzz test.
-    with httpx.Client(base_url=server_url, timeout=120) as client:
+    with httpx.Client(base_url=server_url, timeout=120, verify=TLS) as client:
         yield client
 
 

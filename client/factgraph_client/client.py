@@ -6,6 +6,8 @@ Both send the same `Call`s (factgraph_client._ops); they differ only in blocking
 from __future__ import annotations
 
 import asyncio
+import functools
+import ssl
 import time
 from collections.abc import Mapping, Sequence
 from datetime import datetime
@@ -26,6 +28,13 @@ from factgraph_client.types import (
 )
 
 T = TypeVar("T")
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One verifying TLS context for every client this process makes: httpx would build one
+    per client, loading the CA bundle each time (tens of milliseconds per client)."""
+    return httpx.create_ssl_context()
 
 
 class Client:
@@ -52,7 +61,11 @@ class Client:
             scope=scope, api_key=api_key, retries=retries, max_retry_wait=max_retry_wait
         )
         self._owned = http is None
-        self.http = http if http is not None else httpx.Client(base_url=base_url, timeout=timeout)
+        self.http = (
+            http
+            if http is not None
+            else httpx.Client(base_url=base_url, timeout=timeout, verify=_tls())
+        )
 
     @property
     def scope(self) -> str:
@@ -238,7 +251,9 @@ class AsyncClient:
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._owned = http is None
         self.http = (
-            http if http is not None else httpx.AsyncClient(base_url=base_url, timeout=timeout)
+            http
+            if http is not None
+            else httpx.AsyncClient(base_url=base_url, timeout=timeout, verify=_tls())
         )
 
     @property
