@@ -137,6 +137,15 @@ def test_remember_links_each_fact_to_one_term_per_scope_with_its_specificity(
     assert counts["budget tracker"] == 1
 
 
+def test_a_token_too_long_to_be_a_term_is_written_without_one(memory: Memory, scope: str) -> None:
+    # Neo4j's range index refuses keys of ~8 KB: such a "term" made the whole write a 500.
+    run = "Zq" + "x" * 9_000 + ".md"
+    fact = memory.remember(scope, FactInput(text=f"Stephen attached {run} to the ticket"))
+    linked = mentions(memory.db, scope)[fact.text]
+    assert ("name", "stephen") in linked
+    assert all(len(term) <= 200 for _role, term in linked)
+
+
 def test_a_batch_links_as_remember_does(memory: Memory, scope: str) -> None:
     memory.remember_many(scope, [FactInput(text=text) for text in TEXTS])
     assert mentions(memory.db, scope) == expected()

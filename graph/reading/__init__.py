@@ -80,9 +80,20 @@ def read(text: str, subject: str | None = None, *, with_standing: bool = True) -
     )
 
 
+# No name, topic or identifier is longer: a longer "term" is a run of text with no break the
+# reader could cut at (a hostile 9,000-character token became a :Term whose key Neo4j's range
+# index refused, a 500 for the write), and a node for it would find nothing.
+MAX_TERM_CHARS = 200
+
+
 def terms(reading: Reading, resolver: EntityResolver) -> list[Term]:
     """The terms to link a fact to: names and topics through the entity resolver (aliases,
     case, plurals), identifiers by their own key; one per canonical key, the first role kept."""
+    found = _terms(reading, resolver).values()
+    return [t for t in found if max(len(t.canonical), len(t.name)) <= MAX_TERM_CHARS]
+
+
+def _terms(reading: Reading, resolver: EntityResolver) -> dict[str, Term]:
     out: dict[str, Term] = {}
     for role, values in ((Role.NAME, reading.names), (Role.TOPIC, reading.topics)):
         for value in values:
@@ -97,4 +108,4 @@ def terms(reading: Reading, resolver: EntityResolver) -> list[Term]:
         canonical = key(value)
         if canonical not in out:
             out[canonical] = Term(canonical, value, Role.IDENTIFIER, WEIGHTS[Role.IDENTIFIER])
-    return list(out.values())
+    return out
