@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -142,6 +143,7 @@ class Embedder:
                 ) from exc
 
         self._model = load(settings.embed_threads)
+        self._recent = _Recent(RECENT_PASSAGES)
         self.batch_size = settings.embed_batch
         # Queries get their own session (loaded on the first one) when their thread count
         # differs: one thread embeds a short query about as fast as two, and leaves the other
@@ -180,12 +182,16 @@ class Embedder:
         if not texts:
             return []
         size = batch_size or self.batch_size
-        order = length_order(texts)
+        vectors: list[list[float]] = [list(self._recent.get(t) or ()) for t in texts]
+        missing = [i for i, vector in enumerate(vectors) if not vector]
+        order = [missing[i] for i in length_order([texts[i] for i in missing])]
         items = [self.doc_prefix + texts[i] for i in order]
-        vectors: list[list[float]] = [[] for _ in texts]
-        with tracing.model_span("embeddings", self.name, len(items)):
-            for i, vector in zip(order, self._model.embed(items, batch_size=size), strict=True):
-                vectors[i] = vector.tolist()
+        if items:
+            with tracing.model_span("embeddings", self.name, len(items)):
+                embedded = self._model.embed(items, batch_size=size)
+                for i, vector in zip(order, embedded, strict=True):
+                    vectors[i] = vector.tolist()
+            self._recent.put({texts[i]: vectors[i] for i in order})
         return vectors
 
     def embed_one(self, text: str) -> list[float]:
@@ -221,6 +227,36 @@ class Embedder:
                 if self._query_model is None:
                     self._query_model = self._load_queries()
         return self._query_model
+
+
+# Passages embedded lately, kept by text: a write retried after a 503, or a long text written
+# again with one paragraph changed (supersede; each of its windows is a passage), is not
+# embedded again. A 64,000-character text is ~30 windows of ~1.5 s of CPU each on two cores.
+RECENT_PASSAGES = 2048
+
+
+class _Recent:
+    """A bounded, thread-safe map of text -> vector, least recently used out first."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, text: str) -> tuple[float, ...] | None:
+        with self._lock:
+            vector = self._items.get(text)
+            if vector is not None:
+                self._items.move_to_end(text)
+            return vector
+
+    def put(self, vectors: dict[str, list[float]]) -> None:
+        with self._lock:
+            for text, vector in vectors.items():
+                self._items[text] = tuple(vector)
+                self._items.move_to_end(text)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
 
 
 def length_order(texts: Sequence[str]) -> list[int]:
