@@ -323,3 +323,23 @@ def test_the_replicas_profile_runs_two_replicas_behind_a_balancer() -> None:
     assert "listen 8080;" in config
     published = [p for spec in services.values() for p in spec.get("ports", [])]
     assert len(published) == len(set(published))
+
+
+def test_the_pinned_neo4j_versions_come_by_a_lock_naming_each_jar_once_with_its_hash() -> None:
+    # A fresh clone fetches these straight from Maven Central (seconds, not Maven's minutes);
+    # bumping a version without `scripts/maven_lock.py` would quietly bring the slow path back.
+    from graph.config import CALENDAR_NEO4J_VERSION, DEFAULT_NEO4J_VERSION
+    from graph.platform import maven_lock
+    from graph.platform.cypher_shell import shell_version
+
+    browser = Settings().local.browser_version
+    names = [
+        f"neo4j-{v}+browser-{browser}" for v in (DEFAULT_NEO4J_VERSION, CALENDAR_NEO4J_VERSION)
+    ]
+    names.append(f"cypher-shell-{shell_version(DEFAULT_NEO4J_VERSION)}")
+    for name in names:
+        jars = maven_lock.entries(maven_lock.LOCKS / f"{name}.tsv")
+        files = [path.rsplit("/", 1)[-1] for path, _digest in jars]
+        assert len(files) == len(set(files)) > 50, name
+        assert all(re.fullmatch(r"[0-9a-f]{64}", digest) for _path, digest in jars), name
+        assert all(path.endswith(".jar") and path.count("/") >= 3 for path, _d in jars), name

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 
 from graph.config import DEFAULT_NEO4J_VERSION, Settings
+from graph.platform import maven_lock
 from graph.platform.neo4j_local import LocalNeo4j, copy_maven_dependencies
 from graph.platform.neo4j_versions import parse as parse_version
 
@@ -68,6 +69,13 @@ class CypherShell:
         if self.is_provisioned():
             return
         LocalNeo4j.require_java()
+        lock = maven_lock.LOCKS / f"cypher-shell-{self.version}.tsv"
+        if lock.exists():  # straight over HTTPS, in parallel (graph/platform/maven_lock.py)
+            try:
+                maven_lock.fetch(lock, self.lib_dir, self.version)
+                return
+            except maven_lock.LockedFetchError as exc:
+                print(f"factgraph: {exc}; resolving with Maven instead", file=sys.stderr)
         mvn = LocalNeo4j.require_maven()
         self.dist_dir.mkdir(parents=True, exist_ok=True)
         pom = self.dist_dir / "pom.xml"

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graph.config import Settings
-from graph.platform import java_runtime
+from graph.platform import java_runtime, maven_lock
 from graph.platform.neo4j_memory import (
     AUTO,
     MemoryPlan,
@@ -164,12 +164,33 @@ class LocalNeo4j:
     def is_provisioned(self) -> bool:
         return (self.lib_dir / ".complete").exists()
 
-    def provision(self) -> None:
-        """Resolve the server's jars from Maven Central once; later runs reuse the cache."""
+    @property
+    def lock_name(self) -> str:
+        """The name of this version's lock file (graph/platform/maven_lock.py)."""
+        return f"neo4j-{self.local.version}+browser-{self.local.browser_version}"
+
+    def provision(self, *, locked: bool = True) -> None:
+        """Fetch the server's jars from Maven Central once; later runs reuse the cache.
+
+        A version with a committed lock comes straight over HTTPS, in parallel (seconds);
+        another, or a failed locked fetch, is resolved by Maven (minutes on a fresh machine).
+        """
         self.java()
         if self.is_provisioned():
             return
         self.require_java()
+        lock = maven_lock.LOCKS / f"{self.lock_name}.tsv" if locked else None
+        if lock is not None and lock.exists():
+            print(
+                f"factgraph: fetching Neo4j {self.local.version} from Maven Central "
+                "(first run only)...",
+                file=sys.stderr,
+            )
+            try:
+                maven_lock.fetch(lock, self.lib_dir, self.local.version)
+                return
+            except maven_lock.LockedFetchError as exc:
+                print(f"factgraph: {exc}; resolving with Maven instead", file=sys.stderr)
         mvn = self.require_maven()
         work = self.dist_dir
         work.mkdir(parents=True, exist_ok=True)
