@@ -341,7 +341,7 @@ def mem0_deletes(drive: Driver, porto: str, cello: str) -> None:
 
 def mem0_server(drive: Driver) -> None:
     """mem0's open-source server routes: create, list, get, update, history, search, delete,
-    delete by ids, reset; bad and unknown ones."""
+    delete by ids, entities, reset; bad and unknown ones."""
     odd = {"colour": "red"}
     said = [{"role": "user", "content": "Cleo grows tomatoes"}]
     created = drive("POST", "/memories", json={"messages": said, "user_id": "cleo"})
@@ -367,10 +367,16 @@ def mem0_server(drive: Driver) -> None:
     assert drive("DELETE", f"/memories/{memory_id}").status_code == 404
     assert drive("DELETE", "/memories").status_code == 400  # names no id
     assert drive("DELETE", "/memories", params={"user_id": "cleo"}).status_code == 200
+    drive("POST", "/memories", json={"messages": said, "user_id": "dora", "infer": False})
+    assert ("user", "dora") in {(e["type"], e["id"]) for e in drive("GET", "/entities").json()}
+    assert drive("GET", "/entities", params=odd).status_code == 400
+    assert drive("DELETE", "/entities/user/dora").json() == {"message": "Entity deleted"}
+    assert drive("DELETE", "/entities/app/dora").status_code == 400  # not a kind it knows
     assert drive("POST", "/reset", params=odd).status_code == 400
     assert drive("POST", "/reset").json() == {"message": "All memories reset"}
     for method, path in [
         ("POST", "/configure"),
+        ("GET", "/configure"),
         ("GET", "/configure/providers"),
         ("POST", "/generate-instructions"),
     ]:
@@ -407,6 +413,8 @@ MEM0_CALLS: list[tuple[str, str, Any]] = [
     ("GET", "/memories/m1/history", None),
     ("POST", "/search", {"query": "x", "filters": {"user_id": "a"}}),
     ("POST", "/reset", None),
+    ("GET", "/entities", None),
+    ("DELETE", "/entities/user/a", None),
 ]
 
 
