@@ -1,7 +1,7 @@
 """The Starlette application: GraphQL at /graphql (GraphiQL in a browser, subscriptions over a
 WebSocket: resolvers/graphql/subscriptions.py), REST under /api/ (described at /openapi.json),
 mem0's API under /v1/, /v2/, /v3/ (resolvers/mem0/), MCP at /mcp, the console for people at
-/console, /healthz, /metrics.
+/console, the REST API's documentation page at /docs, /healthz, /metrics.
 
 The memory service is created once per process in the lifespan, or handed in by the caller
 (tests and embedding applications), and reached by resolvers through `app.state.memory`.
@@ -64,7 +64,7 @@ from resolvers.http.outage import OutageGuard
 from resolvers.http.streams import Streams
 from resolvers.mcp.http import McpEndpoints
 from resolvers.mem0.routes import routes as mem0_routes
-from resolvers.pages import browser_assets, console
+from resolvers.pages import api_docs, browser_assets, console
 from resolvers.rest import memories as rest_memories
 from resolvers.rest import search as rest
 
@@ -224,6 +224,7 @@ def create_app(
         assets_route(),
         *browser_assets.routes,
         *console.routes,
+        *api_docs.routes,
         *rest.routes,
         *rest_memories.routes,
         *openapi.routes,

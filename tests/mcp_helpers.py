@@ -68,11 +68,19 @@ def server_environment() -> dict[str, str]:
     return env
 
 
-def over_stdio(args: list[str], steps: Steps[T], *, env: dict[str, str] | None = None) -> T:
-    """Run `steps` in a session with a real `factgraph mcp ARGS` subprocess."""
+def over_stdio(
+    args: list[str],
+    steps: Steps[T],
+    *,
+    env: dict[str, str] | None = None,
+    launcher: list[str] | None = None,
+) -> T:
+    """Run `steps` in a session with a real `factgraph mcp ARGS` subprocess (started by
+    `launcher` + ["mcp", *ARGS] when given, a command that runs factgraph's main on them)."""
+    command, *before = launcher or [factgraph_command()]
     params = StdioServerParameters(
-        command=factgraph_command(),
-        args=["mcp", *args],
+        command=command,
+        args=[*before, "mcp", *args],
         env={**server_environment(), **(env or {})},
         cwd=str(Path.cwd()),
     )

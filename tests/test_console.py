@@ -589,6 +589,18 @@ def test_the_console_is_served_by_the_service_with_nothing_from_elsewhere(
     assert unlabelled == []
 
 
+def test_the_rest_api_docs_page_renders_with_nothing_from_elsewhere(
+    page: Page, server_url: str
+) -> None:
+    """/docs: Swagger UI over /openapi.json, from files the service serves itself."""
+    page.load(f"{server_url}/docs")
+    page.wait_for(".opblock-summary-path", "/api/v1/memories")
+    assert "factgraph" in page.text(".info .title")
+    urls = page.js("performance.getEntriesByType('resource').map(e => e.name)")
+    assert f"{server_url}/openapi.json" in urls
+    assert all(u.startswith(server_url) for u in urls), json.dumps(urls)
+
+
 def wait_subscribed(memory: Memory, scope: str, count: int) -> None:
     """Until the page's subscriptions are registered with the service (so no write is missed)."""
     deadline = time.monotonic() + 30

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from datetime import datetime
 
 import httpx
 import pytest
@@ -141,6 +142,47 @@ def test_deleting_all_and_resetting_need_an_admin_key(server: tuple[httpx.Client
     assert http.get("/memories", headers=as_admin).json() == {"results": []}
 
 
+def test_entities_are_listed_and_deleted_with_their_memories(
+    server: tuple[httpx.Client, str],
+) -> None:
+    """`GET /entities` and `DELETE /entities/{type}/{id}`, as the server's dashboard calls
+    them (docs/open-source/features/rest-api.mdx): deleting one is an admin call."""
+    http, admin = server
+    for text, ids in [
+        ("Alice likes tea", {"user_id": "alice"}),
+        ("Alice plans a trip", {"user_id": "alice", "agent_id": "planner"}),
+        ("Bob runs daily", {"user_id": "bob", "run_id": "r-7"}),
+    ]:
+        said = [{"role": "user", "content": text}]
+        http.post("/memories", json={"messages": said, **ids, "infer": False})
+    listed = http.get("/entities").json()
+    assert [(e["type"], e["id"], e["total_memories"]) for e in listed] == [
+        ("agent", "planner", 1),
+        ("run", "r-7", 1),
+        ("user", "alice", 2),
+        ("user", "bob", 1),
+    ]
+    alice = listed[2]
+    assert set(alice) == {"id", "type", "total_memories", "created_at", "updated_at"}
+    assert datetime.fromisoformat(alice["created_at"]) <= datetime.fromisoformat(
+        alice["updated_at"]
+    )
+
+    assert http.delete("/entities/user/alice").status_code == 403
+    as_admin = {"X-API-Key": admin}
+    gone = http.delete("/entities/user/alice", headers=as_admin)
+    assert gone.status_code == 200 and gone.json() == {"message": "Entity deleted"}
+    assert [(e["type"], e["id"]) for e in http.get("/entities").json()] == [
+        ("run", "r-7"),
+        ("user", "bob"),
+    ]
+    assert http.get("/memories", params={"user_id": "alice"}).json() == {"results": []}
+    again = http.delete("/entities/user/alice", headers=as_admin)  # nothing left: still fine
+    assert again.json() == {"message": "Entity deleted"}
+    unknown = http.delete("/entities/app/bob", headers=as_admin)
+    assert unknown.status_code == 400 and unknown.json()["error"]["field"] == "entity_type"
+
+
 def test_bad_calls_get_mem0s_errors(server: tuple[httpx.Client, str]) -> None:
     http, _ = server
     said = [{"role": "user", "content": "I like tea"}]
@@ -167,12 +209,16 @@ def test_bad_calls_get_mem0s_errors(server: tuple[httpx.Client, str]) -> None:
 def test_the_server_routes_are_mem0_paths_labelled_without_ids() -> None:
     """The middlewares answer their errors with mem0's `detail`, and metrics label them by
     route, never by a memory's id."""
-    assert all(is_mem0_path(p) for p in ("/memories", "/memories/m1/history", "/search"))
+    assert all(
+        is_mem0_path(p)
+        for p in ("/memories", "/memories/m1/history", "/search", "/entities/user/u1")
+    )
     assert not is_mem0_path("/searches") and not is_mem0_path("/memoriesx")
     assert {route_label(p) for p in ("/memories", "/memories/m1", "/memories/m1/history")} == {
         "/memories"
     }
     assert route_label("/v1/memories/m1/") == "/v1/memories"
+    assert route_label("/entities/user/u1") == "/entities"
 
 
 def test_the_llm_configuration_routes_answer_a_clear_501_not_a_bare_404(
@@ -180,6 +226,7 @@ def test_the_llm_configuration_routes_answer_a_clear_501_not_a_bare_404(
 ) -> None:
     for method, path in [
         ("POST", "/configure"),
+        ("GET", "/configure"),
         ("GET", "/configure/providers"),
         ("POST", "/generate-instructions"),
     ]:

@@ -48,6 +48,8 @@ NOT_REST = {
     "/mcp/neo4j-memory": "the Model Context Protocol endpoint of one tool set",
     "/console": "the console page",
     "/console/": "the console page",
+    "/docs": "this document's page (Swagger UI)",
+    "/docs/": "this document's page (Swagger UI)",
     "/neo4j-browser/style.grass": "a style file for Neo4j Browser",
     "/neo4j-browser/guide.html": "a guide for Neo4j Browser",
     "/favicon.ico": "the service's icon",
@@ -341,7 +343,7 @@ def mem0_deletes(drive: Driver, porto: str, cello: str) -> None:
 
 def mem0_server(drive: Driver) -> None:
     """mem0's open-source server routes: create, list, get, update, history, search, delete,
-    delete by ids, reset; bad and unknown ones."""
+    delete by ids, entities, reset; bad and unknown ones."""
     odd = {"colour": "red"}
     said = [{"role": "user", "content": "Cleo grows tomatoes"}]
     created = drive("POST", "/memories", json={"messages": said, "user_id": "cleo"})
@@ -367,10 +369,16 @@ def mem0_server(drive: Driver) -> None:
     assert drive("DELETE", f"/memories/{memory_id}").status_code == 404
     assert drive("DELETE", "/memories").status_code == 400  # names no id
     assert drive("DELETE", "/memories", params={"user_id": "cleo"}).status_code == 200
+    drive("POST", "/memories", json={"messages": said, "user_id": "dora", "infer": False})
+    assert ("user", "dora") in {(e["type"], e["id"]) for e in drive("GET", "/entities").json()}
+    assert drive("GET", "/entities", params=odd).status_code == 400
+    assert drive("DELETE", "/entities/user/dora").json() == {"message": "Entity deleted"}
+    assert drive("DELETE", "/entities/app/dora").status_code == 400  # not a kind it knows
     assert drive("POST", "/reset", params=odd).status_code == 400
     assert drive("POST", "/reset").json() == {"message": "All memories reset"}
     for method, path in [
         ("POST", "/configure"),
+        ("GET", "/configure"),
         ("GET", "/configure/providers"),
         ("POST", "/generate-instructions"),
     ]:
@@ -407,6 +415,8 @@ MEM0_CALLS: list[tuple[str, str, Any]] = [
     ("GET", "/memories/m1/history", None),
     ("POST", "/search", {"query": "x", "filters": {"user_id": "a"}}),
     ("POST", "/reset", None),
+    ("GET", "/entities", None),
+    ("DELETE", "/entities/user/a", None),
 ]
 
 
@@ -538,3 +548,19 @@ def test_a_drifting_answer_fails_the_check(doc: dict[str, Any]) -> None:
     assert list(check.iter_errors({**record, "colour": "red"}))
     assert list(check.iter_errors({**record, "created_at": "2026-01-01T10:00:00"}))
     assert list(check.iter_errors({**record, "decision": "maybe"}))
+
+
+def test_the_docs_page_and_its_assets_are_served_from_here(server_url: str) -> None:
+    """/docs, as on mem0's server: Swagger UI over /openapi.json, every file it loads served by
+    this server, so it works without internet (tests/test_console.py renders it in Chromium)."""
+    with httpx.Client(base_url=server_url, timeout=60) as http:
+        page = http.get("/docs")
+        assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+        linked = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+        assert "/docs/assets/swagger-ui-bundle.js" in linked
+        assert all(url.startswith("/") and not url.startswith("//") for url in linked), linked
+        for url in linked:
+            assert http.get(url).status_code == 200, url
+        script = http.get("/docs/assets/docs.js").text
+        assert 'url: "/openapi.json"' in script and "validatorUrl: null" in script
+        assert http.get("/docs/", follow_redirects=True).url.path == "/docs"

@@ -10,18 +10,25 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from graph.auth.apikeys import KeyStore
 from graph.auth.roles import Role
 from graph.config import Settings
-from graph.storage.db import Database
+
+if TYPE_CHECKING:
+    # The driver loads when a keys command runs, not when factgraph's parser is built (as
+    # `factgraph mcp` builds it before answering tools/list).
+    from graph.auth.apikeys import KeyStore
+    from graph.storage.db import Database
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
 
 def _store(settings: Settings) -> tuple[Database, KeyStore]:
+    from graph.auth.apikeys import KeyStore
     from graph.platform.embedding import Embedder
     from graph.platform.neo4j_start import ensure_neo4j
+    from graph.storage.db import Database
     from graph.storage.schema import apply_schema
 
     ensure_neo4j(settings)

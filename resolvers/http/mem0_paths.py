@@ -5,8 +5,9 @@ from __future__ import annotations
 
 # mem0's platform API versions its routes at the root: /v1/ping/, /v3/memories/add/, ...
 PREFIXES = ("/v1/", "/v2/", "/v3/")
-# mem0's open-source server: /memories, /memories/{id}, /memories/{id}/history, /search, /reset.
-OSS_ROOTS = ("/memories", "/search", "/reset")
+# mem0's open-source server: /memories, /memories/{id}, /memories/{id}/history, /search, /reset,
+# /entities, /entities/{type}/{id}.
+OSS_ROOTS = ("/memories", "/search", "/reset", "/entities")
 
 
 def is_mem0_path(path: str) -> bool:

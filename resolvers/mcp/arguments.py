@@ -7,12 +7,13 @@ A model reads the error and retries, so the message says which field and what wa
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
+from typing import TYPE_CHECKING, Any
 
 from graph.errors import ValidationError
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError as SchemaError
 
 
 def _field(error: SchemaError) -> str:
@@ -73,11 +74,22 @@ def _lone_surrogate(value: Any, path: str) -> str | None:
 
 
 class Arguments:
-    """A checker per tool, built once from its schema."""
+    """A checker per tool, built from its schema at the tool's first call: jsonschema's import
+    and the validators' construction are not paid by `factgraph mcp` before tools/list (every
+    tool's schema is checked by tests/test_mcp_startup.py)."""
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        Draft202012Validator.check_schema(schema)
-        self._validator = Draft202012Validator(schema)
+        self._schema = schema
+        self._checker: Draft202012Validator | None = None
+
+    @property
+    def _validator(self) -> Draft202012Validator:
+        if self._checker is None:
+            from jsonschema import Draft202012Validator
+
+            Draft202012Validator.check_schema(self._schema)
+            self._checker = Draft202012Validator(self._schema)
+        return self._checker
 
     def check(self, arguments: Any) -> dict[str, Any]:
         """The arguments as a dict; ValidationError naming the first bad field otherwise."""

@@ -26,9 +26,7 @@ from mcp.shared.exceptions import MCPError
 
 from graph.auth.roles import Forbidden, Unauthenticated, check_role
 from graph.errors import FactgraphError, NotFound, ValidationError
-from graph.observability import metrics
 from graph.write.facts import DecisionKind
-from resolvers.http.observe import note_error
 from resolvers.mcp import shapes
 from resolvers.mcp.arguments import Arguments
 from resolvers.mcp.toolset import Caller, Tool, ToolSet, coded
@@ -88,6 +86,25 @@ def tool_error(
         is_error=True,
         _meta={ERROR_META: error},
     )
+
+
+def note_error(code: str, message: str) -> None:
+    """`resolvers.http.observe.note_error`, imported on first use: it brings OpenTelemetry and
+    Prometheus' client, which `factgraph mcp` does not need to answer tools/list."""
+    from resolvers.http.observe import note_error as note
+
+    note(code, message)
+
+
+def _record_decisions(tool: str, result: Any) -> None:
+    """The metrics of the decisions a write tool made (imported on first use, as above)."""
+    from graph.observability import metrics
+
+    if tool in ("remember", "validate"):
+        metrics.record_decision(_kind_of(result))
+    elif tool == "remember_many":
+        for item in result["results"]:
+            metrics.record_decision(_kind_of(item))
 
 
 def error_result(
@@ -164,11 +181,7 @@ def build_server(
         except Exception as exc:  # every failure is the model's to read, never a crash
             structured = tool is None or tool.output_schema is None
             return error_result(exc, tool_set.error_text, structured=structured)
-        if tool.name in ("remember", "validate"):
-            metrics.record_decision(_kind_of(result))
-        elif tool.name == "remember_many":
-            for item in result["results"]:
-                metrics.record_decision(_kind_of(item))
+        _record_decisions(tool.name, result)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)],
             structured_content=result,

@@ -10,17 +10,17 @@ docs/mem0.md says where they differ from it.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response
 
 from graph.adapters.mem0 import Project
-from graph.adapters.mem0.entities import KINDS, entity_ids
-from graph.adapters.mem0.filters import ANY, Filter, all_of, parse
+from graph.adapters.mem0.entities import KINDS, EntityIds, checked_id, entity_ids
+from graph.adapters.mem0.filters import ANY, Filter, all_of, equalities, parse
 from graph.adapters.mem0.held import Held
-from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K, HistoryEvent, Scored
+from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K, Entity, HistoryEvent, Scored
 from graph.adapters.mem0.writing import STORED_ROLES, Added, Change
 from graph.errors import NotFound, ValidationError
 from graph.search.options import MAX_QUERY_CHARS
@@ -34,6 +34,7 @@ from resolvers.mem0.oss_shapes import (
     DEFAULT_OSS_TOP_K,
     MAX_OSS_LIST,
     OssAddResponse,
+    OssEntity,
     OssError,
     OssHistoryEntry,
     OssHits,
@@ -44,6 +45,7 @@ from resolvers.mem0.oss_shapes import (
     OssMessageResponse,
     OssSearchRequest,
     oss_added,
+    oss_entity,
     oss_history,
     oss_memory,
     oss_scored,
@@ -354,6 +356,66 @@ async def reset(request: Request) -> Response:
     return answer({"message": "All memories reset"})
 
 
+# The kinds of id mem0's server knows (an app id, a platform notion, is listed by
+# `GET /v1/entities/` only).
+OSS_KINDS = ("user", "agent", "run")
+ENTITY_PARAMS = (
+    *HEADER_ONLY,
+    Param(
+        "entity_type",
+        "path",
+        "`user`, `agent` or `run`.",
+        Literal["user", "agent", "run"],
+        required=True,
+    ),
+    Param(
+        "entity_id",
+        "path",
+        "The id (`alice`); it may hold `/` (`team/alice`, or `team%2Falice` decoded once).",
+        Identifier,
+        required=True,
+    ),
+)
+
+
+@oss_described(
+    "List entities",
+    operation_id="list_entities_entities_get",
+    replies={200: Reply("By type, then id.", list[OssEntity])},
+    description="Every user, agent and run id carried by live memories the key may read, with "
+    "how many, when the first was made and when the last changed. Needs the `reader` role.",
+)
+@route
+async def entities(request: Request) -> Response:
+    """`GET /entities` (the server's dashboard lists its entities with it)."""
+    known(request.query_params, ())
+    project = project_of(request)
+    found: list[Entity] = await call(project.entities)
+    shown = sorted((e for e in found if e.kind in OSS_KINDS), key=lambda e: (e.kind, e.name))
+    return answer([oss_entity(e) for e in shown])
+
+
+@oss_described(
+    "Delete an entity",
+    operation_id="delete_entity_entities__entity_type___entity_id__delete",
+    params=ENTITY_PARAMS,
+    replies={200: Reply("Forgotten (also when it had none).", OssMessageResponse)},
+    description="Forgets every memory carrying the id (their history stays). Needs the "
+    "`admin` role, as on mem0's server.",
+)
+@route
+async def delete_entity(request: Request) -> Response:
+    """`DELETE /entities/{entity_type}/{entity_id}`."""
+    known(request.query_params, ())
+    kind = request.path_params["entity_type"]
+    if kind not in OSS_KINDS:
+        raise ValidationError("entity_type", f"must be one of {', '.join(OSS_KINDS)}")
+    name = checked_id(f"{kind}_id", request.path_params["entity_id"])
+    project = project_of(request)
+    await call(project.delete_where, equalities(EntityIds(**{kind: name})), role="admin")
+    return answer(OssMessageResponse(message="Entity deleted"))
+
+
 LLM_CONFIGURATION = (
     "factgraph has no LLM configuration route: its models are set where the server starts "
     "(FACTGRAPH_MODEL, FACTGRAPH_LLM_*; docs/configuration.md, docs/mem0.md)"
@@ -392,6 +454,18 @@ def _not_configurable(route: str) -> Response:
 @route
 async def configure(request: Request) -> Response:
     """`POST /configure`."""
+    return _not_configurable("/configure")
+
+
+@_not_served(
+    "Get the configuration (not served)",
+    "get_config_configure_get",
+    "mem0's server shows its LLM, embedder and vector store configuration here; factgraph "
+    "answers 501 with where its own configuration lives.",
+)
+@route
+async def configuration(request: Request) -> Response:
+    """`GET /configure`."""
     return _not_configurable("/configure")
 
 

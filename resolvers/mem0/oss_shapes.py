@@ -14,7 +14,7 @@ from typing_extensions import TypedDict
 
 from graph.adapters.mem0.entities import EntityIds, categories_of, role_of
 from graph.adapters.mem0.held import Held
-from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K, HistoryEvent
+from graph.adapters.mem0.reading import MAX_SEARCH_TOP_K, Entity, HistoryEvent
 from graph.adapters.mem0.writing import Stored
 from graph.search.options import MAX_QUERY_CHARS
 from resolvers.http.openapi import (
@@ -186,11 +186,35 @@ class OssMessageResponse(TypedDict):
 
 
 @body_schema
+class OssEntity(TypedDict):
+    """A user, agent or run holding memories, as the server's `GET /entities` lists it."""
+
+    id: str
+    type: Literal["user", "agent", "run"]
+    total_memories: int
+    """Its live memories."""
+    created_at: str
+    """When the first of them was made."""
+    updated_at: str
+    """When the last of them changed."""
+
+
 class OssError(TypedDict):
     """An error, as mem0's server (FastAPI) answers it, with factgraph's `error` beside."""
 
     detail: str
     error: dict[str, Any]
+
+
+def oss_entity(entity: Entity) -> OssEntity:
+    kind: Literal["user", "agent", "run"] = entity.kind  # type: ignore[assignment]
+    return {
+        "id": entity.name,
+        "type": kind,
+        "total_memories": entity.memories,
+        "created_at": entity.created_at.isoformat(),
+        "updated_at": entity.updated_at.isoformat(),
+    }
 
 
 def oss_memory(held: Held, ids: EntityIds) -> OssMemory:

@@ -54,8 +54,11 @@ routes = [
     Route("/memories/{memory_id}/history", oss.history, methods=["GET"]),
     Route("/search", oss.search, methods=["POST"]),
     Route("/reset", oss.reset, methods=["POST"]),
+    Route("/entities", oss.entities, methods=["GET"]),
+    Route("/entities/{entity_type}/{entity_id:rest}", oss.delete_entity, methods=["DELETE"]),
     # Its LLM configuration routes: a clear 501, not a bare 404 (docs/mem0.md).
     Route("/configure", oss.configure, methods=["POST"]),
+    Route("/configure", oss.configuration, methods=["GET"]),
     Route("/configure/providers", oss.configure_providers, methods=["GET"]),
     Route("/generate-instructions", oss.generate_instructions, methods=["POST"]),
 ]
