@@ -32,6 +32,10 @@ function describe(error) {
   return {message, field, code};
 }
 
+// A 503 is sent again after its Retry-After (capped), at most this many times.
+const RETRIES = 3;
+const MAX_RETRY_WAIT = 5;
+
 function headers() {
   const out = {'Content-Type': 'application/json', Accept: 'application/json'};
   const key = session.key;
@@ -45,15 +49,24 @@ function headers() {
  */
 export async function gql(query, variables = {}, {tolerate = []} = {}) {
   let response;
-  try {
-    response = await fetch('/graphql', {
-      method: 'POST',
-      headers: headers(),
-      body: JSON.stringify({query, variables}),
-      credentials: 'omit',
-    });
-  } catch (err) {
-    throw new ApiError([{message: `Could not reach the service (${err.message}).`}]);
+  // A 503 did nothing (refused before any work: the tenant's share of a busy service, or the
+  // database away) and says when to come back: a page that sends a few requests at once
+  // tries again rather than showing the refusal, as the clients do.
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      response = await fetch('/graphql', {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({query, variables}),
+        credentials: 'omit',
+      });
+    } catch (err) {
+      throw new ApiError([{message: `Could not reach the service (${err.message}).`}]);
+    }
+    const after = response.headers.get('Retry-After');
+    const wait = after === null ? NaN : Number(after);
+    if (response.status !== 503 || attempt >= RETRIES || !(wait >= 0)) break;
+    await new Promise((done) => setTimeout(done, Math.min(wait, MAX_RETRY_WAIT) * 1000));
   }
   let body = null;
   try {
