@@ -261,11 +261,18 @@ def balance(items: list[dict[str, Any]]) -> list[float]:
     ]
 
 
+def trained_on(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What the model learns from: the unanswerable questions against the answerable ones the
+    search found evidence for (hit@10). An answerable question whose evidence the search missed
+    costs no hit@10 when it answers "nothing", and its hits look like an unanswerable one's."""
+    return [i for i in items if not i["answerable"] or i["hit"]]
+
+
 def cross_validated(items: list[dict[str, Any]], l2: float) -> list[float]:
     """Each question's answerability from a model fit without its conversation."""
     out = [0.0] * len(items)
     for chat in sorted({i["conversation"] for i in items}):
-        train = [i for i in items if i["conversation"] != chat]
+        train = [i for i in trained_on(items) if i["conversation"] != chat]
         coef = fit(
             [i["x"] for i in train], [int(i["answerable"]) for i in train], l2, balance(train)
         )

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -34,125 +33,104 @@ from graph.search.subjects import named, subject_key
 
 FEATURES = (
     "top_relevance",
-    "top3_relevance",
     "top_cosine",
     "cosine_z",
     "cosine_gap",
     "unmatched",
-    "best_coverage",
+    "missing_any",
     "union_coverage",
     "named_gap",
-    "agreement",
-    "named_cos_gap",
-    "named_rel_gap",
-    "named_text_top",
 )
 MODEL_FILE = Path(__file__).with_name("answerable.json")
-# How many of the vector list's best a band is read over, and of each list's best the
-# agreement compares.
+# How many hits are read (a thread's 50 as its first 10), and how far down the vector list
+# its best is compared with (`cosine_gap`).
 TOP = 10
+# A vector list shorter than this (a scope of a few facts) gives no band to stand out from.
+MIN_BAND = 5
 # The documented default: a search whose answerability is below it answers "nothing here"
-# (`answerable` false). Overridden by the threshold answerable.json was written with.
+# (`answerable` false). answerable.json holds the one in force (bench/answerable.py --write).
 DEFAULT_THRESHOLD = 0.5
 
 
 def features(query: str, found: Candidates, hits: Sequence[tuple[str, float]]) -> list[float]:
     """One search's inputs to the model: `query` as the lists were asked it, `found` the
-    candidates ranked, `hits` the returned hits' ids and relevance, best first."""
-    hits = hits[:TOP]  # a thread's 50 hits are read as its first 10
-    relevance = sorted((r for _, r in hits), reverse=True)
-    top_relevance = relevance[0] if relevance else 0.0
-    top3 = sum(relevance[:3]) / 3.0
+    candidates ranked, `hits` the returned hits' ids and relevance, best first.
+
+    - `top_relevance`: the best hit's relevance (graph/search/relevance.py);
+    - `top_cosine`, `cosine_z`, `cosine_gap`: the vector list's best cosine, raw and against
+      the scope's band for this query (its z-score among the vector list's candidates, and its
+      lead over the TOP-th): e5's cosines sit in a narrow band, so a raw 0.85 is an answer in
+      one scope and noise in another;
+    - `unmatched`: the share of the query's content stems (by length) that no candidate holds,
+      and `missing_any`, whether there is one: a word the scope never uses is a thing it was
+      never told ("rationale", "criteria" in BEAM's abstention questions);
+    - `union_coverage`: the share of the query's stems the hits hold between them;
+    - `named_gap`: see `named_gap`.
+    """
+    hits = hits[:TOP]
+    top_relevance = max((r for _, r in hits), default=0.0)
     band = [2.0 * s - 1.0 for _, s in found.lists.get("vector", ())]
     top_cosine = band[0] if band else 0.0
-    if len(band) >= 5:
-        spread = statistics.pstdev(band) or 1e-3
-        cosine_z = (band[0] - statistics.fmean(band)) / spread
+    if len(band) >= MIN_BAND:
+        # By hand: `statistics.pstdev` is exact (fractions) and cost ~1 ms for 60 cosines.
+        mean = sum(band) / len(band)
+        spread = math.sqrt(sum((c - mean) ** 2 for c in band) / len(band)) or 1e-3
+        cosine_z = (band[0] - mean) / spread
         cosine_gap = band[0] - band[min(TOP, len(band)) - 1]
     else:
         cosine_z = cosine_gap = 0.0
     stems = query_stems(query)
-    chars = sum(len(s) for s in stems) or 1
+    if not stems:
+        return [top_relevance, top_cosine, cosine_z, cosine_gap, 0.0, 0.0, 0.0, 0.0]
+    chars = sum(len(s) for s in stems)
     seen: set[int] = set()
     for brief in found.briefs.values():
         seen.update(brief.matched)
-    unmatched = sum(len(s) for i, s in enumerate(stems) if i not in seen) / chars if stems else 0.0
-    best_coverage = 0.0
+    unmatched = sum(len(s) for i, s in enumerate(stems) if i not in seen) / chars
     union: set[int] = set()
     for fid, _ in hits:
         hit = found.briefs.get(fid)
-        if hit is None:
-            continue
-        held = {i for i in hit.matched if 0 <= i < len(stems)}
-        union |= held
-        best_coverage = max(best_coverage, sum(len(stems[i]) for i in held) / chars)
-    union_coverage = sum(len(stems[i]) for i in union) / chars if stems else 0.0
+        if hit is not None:
+            union.update(hit.matched)
+    covered = sum(len(s) for i, s in enumerate(stems) if i in union) / chars
     return [
         top_relevance,
-        top3,
         top_cosine,
         cosine_z,
         cosine_gap,
         unmatched,
-        best_coverage if stems else 0.0,
-        union_coverage,
-        named_gap(query, found, stems, chars),
-        agreement(found),
-        *named_more(query, found, hits),
+        1.0 if unmatched > 0 else 0.0,
+        covered,
+        named_gap(query, found, stems),
     ]
 
 
-def named_more(query: str, found: Candidates, hits: Sequence[tuple[str, float]]) -> list[float]:
-    subjects = {b.subject for b in found.briefs.values()}
-    names = named(query, subjects, asker=False)
+def named_gap(query: str, found: Candidates, stems: Sequence[str]) -> float:
+    """When the query names one subject of the candidates: how much more of the query's other
+    words the best-matching fact of that subject holds than the best of anyone else's (by
+    length; negative when another person's fact holds them: "what did Caroline realise after
+    her charity race?" where Melanie ran it, LoCoMo's adversarial questions). The name's own
+    words are left out, since a transcript's facts hold their speaker's name. 0 when the query
+    names no subject, or several."""
+    names = named(query, {b.subject for b in found.briefs.values()}, asker=False)
     if len(names) != 1:
-        return [0.0, 0.0, 0.0]
-    (name,) = names
-
-    def own(fid: str) -> bool:
-        b = found.briefs[fid]
-        return bool(b.subject) and subject_key(b.subject or "") == name
-
-    cos = {True: 0.0, False: 0.0}
-    for fid, c in found.lists.get("vector", ()):
-        cos[own(fid)] = max(cos[own(fid)], 2 * c - 1)
-    rel = {True: 0.0, False: 0.0}
-    for fid, r in hits:
-        rel[own(fid)] = max(rel[own(fid)], r)
-    text = found.lists.get("fulltext", ())
-    top = (1.0 if own(text[0][0]) else -1.0) if text else 0.0
-    return [cos[True] - cos[False], rel[True] - rel[False], top]
-
-
-def named_gap(query: str, found: Candidates, stems: Sequence[str], chars: int) -> float:
-    """When the query names one subject of the candidates: how much better the best word match
-    among that subject's candidates is than among the others' (negative when another person's
-    fact holds the question's words: "what did Caroline realise after her charity race?" in a
-    conversation where Melanie ran it). 0 when the query names no subject, or several."""
-    subjects = {b.subject for b in found.briefs.values()}
-    names = named(query, subjects, asker=False)
-    if len(names) != 1 or not stems:
         return 0.0
     (name,) = names
-    # The name's own words are left out: a transcript's facts hold their speaker's name.
-    named_words = set(name.split())
-    rest = {i for i, s in enumerate(stems) if not any(w.startswith(s) for w in named_words)}
+    words = name.split()
+    rest = {i for i, s in enumerate(stems) if not any(w.startswith(s) for w in words)}
     rest_chars = sum(len(stems[i]) for i in rest)
     if not rest_chars:
         return 0.0
-    best = {True: 0.0, False: 0.0}
+    length = {i: len(stems[i]) for i in rest}
+    best = {True: 0, False: 0}
     for brief in found.briefs.values():
+        if not brief.matched:
+            continue
+        held = sum(length.get(i, 0) for i in brief.matched)
         own = bool(brief.subject) and subject_key(brief.subject or "") == name
-        held = rest.intersection(brief.matched)
-        best[own] = max(best[own], sum(len(stems[i]) for i in held) / rest_chars)
-    return best[True] - best[False]
-
-
-def agreement(found: Candidates) -> float:
-    """The share of the vector list's best TOP that the full-text list's best TOP also holds."""
-    vector = [fid for fid, _ in found.lists.get("vector", ())[:TOP]]
-    text = {fid for fid, _ in found.lists.get("fulltext", ())[:TOP]}
-    return sum(fid in text for fid in vector) / TOP if vector else 0.0
+        if held > best[own]:
+            best[own] = held
+    return (best[True] - best[False]) / rest_chars
 
 
 @dataclass(frozen=True)
