@@ -10,7 +10,7 @@ import pytest
 from mcp.client.session import ClientSession
 
 from graph.memory import Memory
-from graph.search.answerable import answerability, shipped
+from graph.search.answerable import SIGNS, answerability, shipped
 from graph.search.candidates import Candidates
 from tests.mcp_helpers import ok, over_http
 
@@ -83,3 +83,13 @@ def test_graphql_rest_and_mcp_answer_it(
     answered, absent = over_http(server_url, steps, scope=people)
     assert (answered["answerable"], absent["answerable"]) == (True, False)
     assert 0.0 <= absent["answerability"] < answered["answerability"] <= 1.0
+
+
+def test_a_better_match_never_lowers_the_answerability() -> None:
+    """The committed weights keep the signs the fit holds them to: unconstrained, LoCoMo's
+    adversarial questions (made of the conversation's own words) taught the model that a
+    better hit means less answerable, and a small scope's absent topics passed as answered."""
+    model = shipped()
+    assert len(model.weights) == len(SIGNS) + 1
+    assert all(sign * weight >= 0 for sign, weight in zip(SIGNS, model.weights[1:], strict=True))
+    assert 0.0 < model.threshold < 1.0

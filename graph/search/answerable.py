@@ -4,18 +4,20 @@ A hit's relevance (graph/search/relevance.py) says how well one fact matches the
 cut of it empties the hits of a question the scope cannot answer: e5's cosines sit in a narrow
 band, so in a small scope any fact about the same person clears 0.3, and on BEAM's abstention
 questions a `minScore` of 0.8 emptied 2 of 20 while answerable questions lost a quarter of their
-evidence hits (issue 63). What tells the two apart is the question's hits as a whole, against
-the scope's own band: whether the best hit stands out from the other candidates the vector index
-found (the scope's typical cosine for this query), whether the query's words and names occur in
-the scope at all, whether the hit that matches the question's words belongs to the person the
-question names (LoCoMo's adversarial questions ask one speaker about what the other said), and
-whether the lists agree.
+evidence hits (issue 63). What tells the two apart is read off the search as a whole: how well
+its best hit matches (relevance, cosine), whether the query's words occur in the scope at all
+(a word no fact uses is a thing nobody said), how much of the query the hits hold between
+them, and whether the facts that hold the question's words belong to the person it names
+(LoCoMo's adversarial questions ask one speaker about what the other said).
 
 A logistic model over those features (weights and the default threshold committed as data in
 answerable.json, fit by bench/answerable.py leaving whole conversations out) gives each search
 an `answerability`, the chance that the scope answers it, and `answerable`, that chance at the
 threshold. It reads only what the ranking already has (the candidate lists with their raw
-scores and matched query stems, the hits' relevance): no round trip, a few microseconds.
+scores and matched query stems, the hits' relevance): no round trip, a fraction of a
+millisecond. How far it gets is in bench/README "Nothing here": it falls well short of
+catching most unanswerable questions at the default, which keeps 95% of the answerable
+questions' evidence hits.
 """
 
 from __future__ import annotations
@@ -28,25 +30,34 @@ from functools import cache
 from pathlib import Path
 
 from graph.search.candidates import Candidates
-from graph.search.lexical import query_stems
+from graph.search.lexical import query_stems, stems
 from graph.search.subjects import named, subject_key
 
 FEATURES = (
     "top_relevance",
     "top_cosine",
-    "cosine_z",
-    "cosine_gap",
     "unmatched",
     "missing_any",
     "union_coverage",
-    "named_gap",
+    "named_below",
+    "named_above",
 )
+# The sign each feature's weight must have (bench/answerable.py `fit`): a better match, more
+# of the query found, never lowers the answerability; a word no fact holds never raises it.
+SIGNS = (1.0, 1.0, -1.0, -1.0, 1.0, 1.0, 1.0)
 MODEL_FILE = Path(__file__).with_name("answerable.json")
-# How many hits are read (a thread's 50 as its first 10), and how far down the vector list
-# its best is compared with (`cosine_gap`).
+# How many hits are read (a thread's 50 as its first 10).
 TOP = 10
-# A vector list shorter than this (a scope of a few facts) gives no band to stand out from.
-MIN_BAND = 5
+# Query words whose absence from every candidate says nothing of the scope (`unmatched`): a
+# date or a number (a fact's time is its `validFrom`, seldom its words), and the words a
+# request is framed with ("describe", "tell me", "which kind of", "likely"), by their stems.
+_MONTHS = "january february march april may june july august september october november december"
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday"
+_FRAMING = (
+    "describe tell explain mention list give show remind share provide specific kind type sort "
+    "exactly besides also ever likely probably approximately thing something anything please"
+)
+FILLER = frozenset(stems(f"{_MONTHS} {_DAYS} {_FRAMING}".split()))
 # The documented default: a search whose answerability is below it answers "nothing here"
 # (`answerable` false). answerable.json holds the one in force (bench/answerable.py --write).
 DEFAULT_THRESHOLD = 0.5
@@ -57,51 +68,50 @@ def features(query: str, found: Candidates, hits: Sequence[tuple[str, float]]) -
     candidates ranked, `hits` the returned hits' ids and relevance, best first.
 
     - `top_relevance`: the best hit's relevance (graph/search/relevance.py);
-    - `top_cosine`, `cosine_z`, `cosine_gap`: the vector list's best cosine, raw and against
-      the scope's band for this query (its z-score among the vector list's candidates, and its
-      lead over the TOP-th): e5's cosines sit in a narrow band, so a raw 0.85 is an answer in
-      one scope and noise in another;
+    - `top_cosine`: the vector list's best cosine. Against the scope's band for this query (its
+      z-score among the vector list's candidates, its lead over the tenth) it separated BEAM's
+      abstention questions better (AUC 0.83 against 0.64, leaving chats out), but the band of
+      a scope of a few facts is nothing like a conversation's, and the model fit on 400-1,200
+      facts a scope called every question of an eight-fact scope unanswerable: left out
+      (bench/README "Nothing here");
     - `unmatched`: the share of the query's content stems (by length) that no candidate holds,
       and `missing_any`, whether there is one: a word the scope never uses is a thing it was
       never told ("rationale", "criteria" in BEAM's abstention questions);
     - `union_coverage`: the share of the query's stems the hits hold between them;
-    - `named_gap`: see `named_gap`.
+    - `named_below`, `named_above`: `named_gap` below and above 0, weighed apart (another
+      person holding the question's words says more than the named one holding them).
     """
     hits = hits[:TOP]
     top_relevance = max((r for _, r in hits), default=0.0)
-    band = [2.0 * s - 1.0 for _, s in found.lists.get("vector", ())]
-    top_cosine = band[0] if band else 0.0
-    if len(band) >= MIN_BAND:
-        # By hand: `statistics.pstdev` is exact (fractions) and cost ~1 ms for 60 cosines.
-        mean = sum(band) / len(band)
-        spread = math.sqrt(sum((c - mean) ** 2 for c in band) / len(band)) or 1e-3
-        cosine_z = (band[0] - mean) / spread
-        cosine_gap = band[0] - band[min(TOP, len(band)) - 1]
-    else:
-        cosine_z = cosine_gap = 0.0
+    vector = found.lists.get("vector", ())
+    top_cosine = 2.0 * vector[0][1] - 1.0 if vector else 0.0
     stems = query_stems(query)
+    asked = [i for i, s in enumerate(stems) if s not in FILLER]
     if not stems:
-        return [top_relevance, top_cosine, cosine_z, cosine_gap, 0.0, 0.0, 0.0, 0.0]
+        return [top_relevance, top_cosine, 0.0, 0.0, 0.0, 0.0, 0.0]
     chars = sum(len(s) for s in stems)
     seen: set[int] = set()
     for brief in found.briefs.values():
         seen.update(brief.matched)
-    unmatched = sum(len(s) for i, s in enumerate(stems) if i not in seen) / chars
+    asked_chars = sum(len(stems[i]) for i in asked)
+    unmatched = (
+        sum(len(stems[i]) for i in asked if i not in seen) / asked_chars if asked_chars else 0.0
+    )
     union: set[int] = set()
     for fid, _ in hits:
         hit = found.briefs.get(fid)
         if hit is not None:
             union.update(hit.matched)
     covered = sum(len(s) for i, s in enumerate(stems) if i in union) / chars
+    gap = named_gap(query, found, stems)
     return [
         top_relevance,
         top_cosine,
-        cosine_z,
-        cosine_gap,
         unmatched,
         1.0 if unmatched > 0 else 0.0,
         covered,
-        named_gap(query, found, stems),
+        min(gap, 0.0),
+        max(gap, 0.0),
     ]
 
 
