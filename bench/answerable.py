@@ -379,12 +379,17 @@ def report(args: argparse.Namespace) -> int:
             "auc": auc(sub, p),
             "curve": curve(sub, p),
         }
+        # The documented way before: `minScore`, "nothing" when no hit's relevance reaches it.
+        best = [i["x"][FEATURES.index("top_relevance")] for i in sub]
+        entry["min_score_auc"] = auc(sub, best)
+        entry["min_score_curve"] = curve(sub, best)
         at = next(c for c in entry["curve"] if c["threshold"] == chosen)
         entry["at_default"] = at
         result["sets"][name] = entry
         print(
             f"{name}: {entry['answerable']} answerable (hit@10 {entry['hit@10']}), "
-            f"{entry['unanswerable']} unanswerable, AUC {entry['auc']}"
+            f"{entry['unanswerable']} unanswerable, AUC {entry['auc']} "
+            f"(minScore: {entry['min_score_auc']})"
         )
         for c in entry["curve"]:
             mark = " <- default" if c["threshold"] == chosen else ""
