@@ -9,6 +9,8 @@ import httpx
 import pytest
 from mcp.client.session import ClientSession
 
+from factgraph_client import Client
+from factgraph_client.langgraph import FactgraphStore
 from graph.memory import Memory
 from graph.search.answerable import SIGNS, answerability, shipped
 from graph.search.candidates import Candidates
@@ -93,3 +95,17 @@ def test_a_better_match_never_lowers_the_answerability() -> None:
     assert len(model.weights) == len(SIGNS) + 1
     assert all(sign * weight >= 0 for sign, weight in zip(SIGNS, model.weights[1:], strict=True))
     assert 0.0 < model.threshold < 1.0
+
+
+def test_the_python_client_and_the_langgraph_store_answer_it(
+    server_url: str, people: str, other_scope: str
+) -> None:
+    with Client(server_url, scope=people, timeout=120) as fg:
+        assert fg.search(ANSWERED).answerable is True
+        absent = fg.search(ABSENT)
+        assert absent.answerable is False and absent.hits
+    with Client(server_url, scope=other_scope, timeout=120) as fg:
+        store = FactgraphStore(fg)
+        store.put(("notes",), "dan", {"text": "Dan plays the trumpet in a jazz band"})
+        assert store.search(("notes",), query="Which instrument does Dan play?").answerable
+        assert store.search(("notes",)).answerable is None  # a listing: no query to answer
