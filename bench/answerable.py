@@ -6,6 +6,7 @@ ones of the same conversations.
     .venv/bin/python bench/answerable.py collect --dump DUMP.jsonl --sets beam-500k-dev --append
     .venv/bin/python bench/answerable.py fit DUMP.jsonl                       # leave-chats-out
     .venv/bin/python bench/answerable.py fit DUMP.jsonl --write graph/search/answerable.json
+    .venv/bin/python bench/answerable.py fit DUMP.jsonl --held-out DUMP500K.jsonl   # never fit on
 
 The unanswerable questions: BEAM's `abstention` questions (their answer is in no message) and
 LoCoMo's adversarial ones (category 5: a detail of one speaker asked of the other, or never said).
@@ -399,10 +400,28 @@ def report(args: argparse.Namespace) -> int:
                 f"  {c['threshold']:.2f}: caught {c['caught']:.3f}  hit@10 kept "
                 f"{c['hit@10_kept']:.3f}  answerable refused {c['answerable_refused']:.3f}{mark}"
             )
+    every = trained_on(items)
     coef = fit(
-        [i["x"] for i in items], [int(i["answerable"]) for i in items], args.l2, balance(items)
+        [i["x"] for i in every], [int(i["answerable"]) for i in every], args.l2, balance(every)
     )
     result["coefficients_all"] = coef
+    if args.held_out:
+        # Conversations no fit saw, scored by the model fit on every question above.
+        kept = featured(args.held_out)
+        scored = [score(coef, i["x"]) for i in kept]
+        answerable = [i for i in kept if i["answerable"]]
+        result["held_out"] = {
+            "sets": sorted({i["set"] for i in kept}),
+            "conversations": sorted({i["conversation"] for i in kept}),
+            "answerable": len(answerable),
+            "unanswerable": len(kept) - len(answerable),
+            "hit@10": round(sum(i["hit"] for i in answerable) / max(1, len(answerable)), 4),
+            "at_default": curve(kept, scored, (chosen,))[0],
+            "unanswerable_answerability": [
+                round(p, 4) for i, p in zip(kept, scored, strict=True) if not i["answerable"]
+            ],
+        }
+        print("held out:", json.dumps(result["held_out"]))
     result["command"] = " ".join(["bench/answerable.py", *sys.argv[1:]])
     if args.write:
         questions: dict[str, int] = defaultdict(int)
@@ -450,6 +469,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     f.add_argument("--out", type=Path, default=RESULTS / "answerable.json")
     f.add_argument("--no-record", action="store_true")
+    f.add_argument(
+        "--held-out", type=Path, nargs="*", default=[], help="dumps scored, never fit on"
+    )
     f.add_argument("--write", type=Path, default=None, help="the model fit on every question")
     args = parser.parse_args(argv)
     return collect(args) if args.command == "collect" else report(args)
