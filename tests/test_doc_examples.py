@@ -348,7 +348,8 @@ def test_the_mcp_page_lists_every_tool_and_what_search_answers(site: Site, scope
 
     answer = over_http(site.url, search, scope=scope)
     row = rows["search"]
-    assert set(answer) == {"results", "related", "standing"}
+    assert set(answer) == {"results", "related", "standing", "answerable", "answerability"}
+    assert "`answerable` / `answerability`" in row
     brief = set(answer["related"][0]) - {"reason", "of"}
     assert set(answer["results"][0]) == documented_fields(row, "results")
     assert set(answer["related"][0]) == brief | documented_fields(row, "related")
@@ -374,7 +375,7 @@ def test_the_mcp_page_lists_the_tools_of_each_knowledge_graph_tool_set(
 def test_the_rest_page_names_the_fields_of_a_search_answer(site: Site, scope: str) -> None:
     page = " ".join((ROOT / "docs" / "rest.md").read_text().split())
     said = re.search(r"It answers `\{results: \[\{memory: \{([^}]*)\}, ([^}]*)\}\], related", page)
-    standing = re.search(r"standing: \[\{([^}]*)\}\]\}`", page)
+    standing = re.search(r"standing: \[\{([^}]*)\}\], answerable, answerability\}`", page)
     assert said is not None and standing is not None
     http = httpx.Client(base_url=site.url, headers={"X-Scope": scope}, timeout=120)
     for text in ("Bob lives in Paris", "Always answer in French"):
@@ -384,7 +385,7 @@ def test_the_rest_page_names_the_fields_of_a_search_answer(site: Site, scope: st
     def names(listed: str) -> set[str]:
         return {name.strip() for name in listed.split(",")}
 
-    assert set(answer) == {"results", "related", "standing"}
+    assert set(answer) == {"results", "related", "standing", "answerable", "answerability"}
     assert set(answer["results"][0]) == {"memory", *names(said[2])}
     assert set(answer["results"][0]["memory"]) == names(said[1])
     assert set(answer["standing"][0]) == names(standing[1])

@@ -33,6 +33,15 @@ from resolvers.app import create_app
 from tests.conftest import GraphQLClient
 from tests.live_server import serve
 
+# A search with no hits: nothing found, and nothing in the scope answers it.
+EMPTY_ANSWER = {
+    "results": [],
+    "related": [],
+    "standing": [],
+    "answerable": False,
+    "answerability": 0.0,
+}
+
 DOCUMENTED_PORT = "http://localhost:8321"
 DOCUMENTED = {
     "basic": """curl -X POST http://localhost:8321/api/v1/search \\
@@ -230,7 +239,7 @@ def check_memory(item: dict[str, Any]) -> None:
 
 
 def check_response(body: dict[str, Any], top_k: int) -> None:
-    assert set(body) == {"results", "related", "standing"}
+    assert set(body) == {"results", "related", "standing", "answerable", "answerability"}
     assert 0 < len(body["results"]) <= top_k
     scores = [r["score"] for r in body["results"]]
     assert scores == sorted(scores, reverse=True)
@@ -336,7 +345,7 @@ def test_a_key_with_one_scope_searches_it_without_naming_it(
             # Several scopes: the configured default, which this key may use.
             assert send(many_token).json()["results"][0]["memory"]["id"] == seeded["dark"]
             # One scope that is not the default: still its own scope, never the default.
-            assert send(other_token).json() == {"results": [], "related": [], "standing": []}
+            assert send(other_token).json() == EMPTY_ANSWER
         finally:
             for key in (one, many, other):
                 store.delete(key.id)

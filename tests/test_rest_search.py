@@ -12,6 +12,15 @@ from graph.memory import Memory
 from graph.search import recorder
 from graph.storage.db import Database
 
+# A search with no hits: nothing found, and nothing in the scope answers it.
+EMPTY_ANSWER = {
+    "results": [],
+    "related": [],
+    "standing": [],
+    "answerable": False,
+    "answerability": 0.0,
+}
+
 MEMORY_FIELDS = {
     "id",
     "partition_id",
@@ -76,7 +85,7 @@ def test_response_has_exactly_the_contract_fields(
     response = post(http, scope, {"query": "garage key kitchen", "top_k": 1})
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"results", "related", "standing"}
+    assert set(body) == {"results", "related", "standing", "answerable", "answerability"}
     (result,) = body["results"]
     assert set(result) == RESULT_FIELDS
     item = result["memory"]
@@ -213,4 +222,4 @@ def test_hostile_and_empty_queries_are_not_errors(
     for query in ["", "   ", 'key" AND partition:work) OR (*', "\\\\", "🔑" * 100]:
         response = post(http, scope, {"query": query})
         assert response.status_code == 200, response.text
-    assert post(http, scope, {"query": ""}).json() == {"results": [], "related": [], "standing": []}
+    assert post(http, scope, {"query": ""}).json() == EMPTY_ANSWER

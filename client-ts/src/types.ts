@@ -25,7 +25,11 @@ export type {
 export type Fact = FactFieldsFragment;
 /** What the write pipeline decided for one fact: INSERT, DEDUP, MERGE, SUPERSEDE or QUARANTINE. */
 export type Decision = DecisionFieldsFragment;
-/** The hits, the facts related to them, and the standing statements that bear on the query. */
+/**
+ * The hits, the facts related to them, the standing statements that bear on the query, and
+ * whether anything in the scope answers it (`answerable` false: "nothing here", whatever the
+ * hits; `answerability` its 0..1 chance).
+ */
 export type SearchResult = SearchQuery['search'];
 export type SearchHit = SearchResult['hits'][number];
 export type SearchStanding = SearchResult['standing'][number];

@@ -86,9 +86,17 @@ class SearchItems(list[SearchItem]):
     `standing_limit`, best first; empty for a listing without a query). LangGraph's search
     has no place for them, and an agent needs them in its prompt whatever the items are."""
 
-    def __init__(self, items: Iterable[SearchItem] = (), standing: Iterable[Standing] = ()) -> None:
+    def __init__(
+        self,
+        items: Iterable[SearchItem] = (),
+        standing: Iterable[Standing] = (),
+        answerable: bool | None = None,
+    ) -> None:
         super().__init__(items)
         self.standing: list[Standing] = list(standing)
+        # Whether anything in the scope answers the query (factgraph's `answerable`, read
+        # before the store's filters): False says "nothing here"; None for a listing.
+        self.answerable = answerable
 
 
 def partition_of(namespace: Sequence[str]) -> str:
@@ -209,13 +217,16 @@ class _Logic:
         if op.limit <= 0 or op.offset < 0:
             return SearchItems()
         standing: list[Standing] = []
+        answerable: bool | None = None
         if op.query:
-            found, standing = yield from self._ranked(op)
+            found, standing, answerable = yield from self._ranked(op)
         else:
             found = yield from self._listed(op)
         if op.refresh_ttl:
             yield from self._refresh([fact for fact, _ in found])
-        return SearchItems((search_item_of(fact, score) for fact, score in found), standing)
+        return SearchItems(
+            (search_item_of(fact, score) for fact, score in found), standing, answerable
+        )
 
     def list_namespaces(self, op: ListNamespacesOp) -> Steps[list[tuple[str, ...]]]:
         conditions = op.match_conditions or ()
@@ -241,16 +252,16 @@ class _Logic:
 
     def _ranked(
         self, op: SearchOp
-    ) -> Steps[tuple[list[tuple[Fact, float | None]], list[Standing]]]:
+    ) -> Steps[tuple[list[tuple[Fact, float | None]], list[Standing], bool | None]]:
         prefix = prefix_of(op.namespace_prefix)
         partitions: list[str] | None = None
         if prefix is not None:
             partitions = yield _partitions_call(self.scope, prefix)
             if not partitions:
-                return [], []
+                return [], [], False
         wanted = op.offset + op.limit
         top_k = SEARCH_TOP_K if op.filter else min(SEARCH_TOP_K, max(wanted * 2, 10))
-        hits, standing = yield _search_call(
+        hits, standing, answerable = yield _search_call(
             self.scope, op.query or "", top_k, partitions, self.min_score, self.standing_limit
         )
         found: list[tuple[Fact, float | None]] = []
@@ -263,7 +274,7 @@ class _Logic:
         page = found[op.offset : wanted]
         if len(page) < op.limit:  # as LangGraph's stores: items put with index=False fill up
             page += yield from self._not_indexed(prefix, op, op.limit - len(page))
-        return page, standing
+        return page, standing, answerable
 
     def _not_indexed(
         self, prefix: str | None, op: SearchOp, wanted: int
@@ -388,7 +399,7 @@ def _search_call(
     partitions: list[str] | None,
     min_score: float,
     standing_limit: int,
-) -> Call[tuple[list[tuple[Fact, float]], list[Standing]]]:
+) -> Call[tuple[list[tuple[Fact, float]], list[Standing], bool | None]]:
     # Relevance alone orders the hits (MODEL fusion, no importance or recency mixed in), so an
     # item's score is its relevance: it depends on nothing but the item and the query, and comes
     # back sorted, as LangGraph's stores do. Turn passages are off: store items are not
@@ -399,7 +410,7 @@ def _search_call(
         "query($s: String!, $q: String!, $o: SearchOptionsInput) "
         "{ search(scope: $s, query: $q, options: $o) "
         f"{{ hits {{ score fact {{ {FACT_FIELDS} }} }} "
-        f"standing {{ similarity fact {{ standing {FACT_FIELDS} }} }} }} }}"
+        f"standing {{ similarity fact {{ standing {FACT_FIELDS} }} }} answerable }} }}"
     )
     options = {
         "topK": top_k,
@@ -430,6 +441,7 @@ def _search_call(
                 )
                 for s in data["search"]["standing"]
             ],
+            data["search"].get("answerable"),
         ),
     )
 

@@ -222,6 +222,10 @@ class SearchResult:
     related: list[Fact]
     # The standing instructions and preferences that bear on the query, for the agent's prompt.
     standing: list[Standing] = field(default_factory=list)
+    # Whether anything in the scope answers the query: False says "nothing here", whatever the
+    # hits; `answerability` is its 0..1 chance (None from a server that does not tell).
+    answerable: bool | None = None
+    answerability: float | None = None
 
     @classmethod
     def from_rest(cls, body: Mapping[str, Any]) -> SearchResult:
@@ -238,6 +242,8 @@ class SearchResult:
             ],
             related=[Fact.from_rest(fact) for fact in body.get("related") or []],
             standing=[Standing.from_rest(s) for s in body.get("standing") or []],
+            answerable=body.get("answerable"),
+            answerability=body.get("answerability"),
         )
 
 

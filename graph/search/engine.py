@@ -23,7 +23,7 @@ from typing import TypeVar
 from graph.clock import Clock, system_clock
 from graph.observability import tracing
 from graph.platform.embedding import Embedder
-from graph.search import access, newer
+from graph.search import access, answerable, newer
 from graph.search.candidates import Candidates, fetch, fetch_overlapped, missing_cosines
 from graph.search.frames import summary, topic
 from graph.search.fusion import combsum, weighted_fusion
@@ -179,6 +179,8 @@ def search(
         hits = sorted(hits, key=said)
     elif options.newer_first:
         hits = newer.first(hits)
+    # Whether anything here answers: read off the candidates and hits already at hand.
+    chance = answerable.answerability(told, found, [(h.fact.id, h.relevance) for h in hits])
     ids = [h.fact.id for h in hits]
     if options.track_access:
         access.recorder(db).record(scope, ids, now)
@@ -192,6 +194,8 @@ def search(
         lucene=lucene,
         weights=options.weights,
         timings_ms=timings,
+        answerability=chance,
+        answerable=chance >= answerable.shipped().threshold,
     )
 
 

@@ -100,3 +100,8 @@ class SearchResult:
     # The composite score's weights this search used: a hit's parts add up to its score.
     weights: Weights = field(default_factory=Weights)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    # Whether anything in the scope answers the query (graph/search/answerable.py): the chance
+    # that it does, from the search's candidates and hits, and that chance at the documented
+    # threshold. False with no hits; "nothing here" when false, whatever the hits.
+    answerability: float = 0.0
+    answerable: bool = False

@@ -281,6 +281,15 @@ class SearchResult:
         description="The composite score's weights: with them a hit's share, importance, "
         "recency and decay add up to its score."
     )
+    answerable: bool = strawberry.field(
+        description='Whether anything in the scope answers the query: false says "nothing '
+        'here", whatever the hits (answerability below the documented threshold; false with '
+        "no hits)."
+    )
+    answerability: float = strawberry.field(
+        description="0..1: the chance that the scope answers the query, from the search's "
+        'candidates and hits as a whole (docs/search.md "Nothing here").'
+    )
 
     @classmethod
     def from_domain(cls, result: domain.SearchResult) -> SearchResult:
@@ -302,6 +311,8 @@ class SearchResult:
                 importance=result.weights.importance,
                 recency=result.weights.recency,
             ),
+            answerable=result.answerable,
+            answerability=result.answerability,
         )
 
 

@@ -105,6 +105,8 @@ def search(result: SearchResult) -> dict[str, Any]:
             {**brief(s.fact), "kind": s.fact.standing, "similarity": round(s.similarity, 4)}
             for s in result.standing
         ],
+        "answerable": result.answerable,
+        "answerability": round(result.answerability, 4),
     }
 
 

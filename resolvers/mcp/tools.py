@@ -357,9 +357,11 @@ TOOLS: tuple[Tool, ...] = (
             "valid_from, session_id / turn, tags, score) and 'related' (neighbouring turns of "
             "the hits' sessions when prev_turns / next_turns are set; 'of' names the hit) and "
             "'standing' (the user's standing instructions and preferences that bear on the "
-            "question, kind 'instruction' or 'preference': follow them in your answer). "
-            "Cite facts by id. Superseded, forgotten and quarantined facts never appear; use "
-            "as_of to ask what was true at a past moment."
+            "question, kind 'instruction' or 'preference': follow them in your answer) and "
+            "'answerable' (false: nothing in memory answers the question, whatever the "
+            "results; say you do not know rather than answer from them; 'answerability' is "
+            "its 0..1 chance). Cite facts by id. Superseded, forgotten and quarantined facts "
+            "never appear; use as_of to ask what was true at a past moment."
         ),
         schema=_obj(
             {

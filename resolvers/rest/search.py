@@ -166,6 +166,12 @@ class SearchResponse(TypedDict):
     """The scope's standing instructions and preferences closest to the query, whatever the
     results (a request that should honour one seldom shares its words): for the agent's
     prompt."""
+    answerable: bool
+    """Whether anything in the scope answers the query: false says "nothing here", whatever
+    the results (`answerability` below the documented threshold; false with no results)."""
+    answerability: float
+    """0..1: the chance that the scope answers the query, from the search's candidates and
+    results as a whole (docs/search.md "Nothing here")."""
 
 
 # Domain option names (in validation errors) back to the request's field names.
@@ -217,6 +223,8 @@ def response_json(result: SearchResult) -> SearchResponse:
         ],
         "related": [memory_json(r.fact) for r in result.related],
         "standing": [standing_json(s.fact, s.similarity) for s in result.standing],
+        "answerable": result.answerable,
+        "answerability": result.answerability,
     }
 
 

@@ -154,7 +154,7 @@ export type SearchQueryVariables = Exact<{
 }>;
 
 
-export type SearchQuery = { search: { hits: Array<{ score: number, relevance: number, fact: { id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> }, sources: Array<{ list: string, rank: number, score: number }> }>, related: Array<{ reason: string, hitId: string, fact: { id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> } }>, standing: Array<{ similarity: number, fact: { id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> } }> } };
+export type SearchQuery = { search: { answerable: boolean, answerability: number, hits: Array<{ score: number, relevance: number, fact: { id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> }, sources: Array<{ list: string, rank: number, score: number }> }>, related: Array<{ reason: string, hitId: string, fact: { id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> } }>, standing: Array<{ similarity: number, fact: { id: string, scope: string, partition: string, text: string, subject: string | null, predicate: string | null, object: string | null, tags: Array<string>, importance: number, source: string | null, metadata: unknown, sessionId: string | null, turn: number | null, status: FactStatus, standing: StandingKind | null, expiresAt: string | null, validFrom: string, validTo: string | null, recordedAt: string, derivedFrom: Array<string> } }> } };
 
 export type FactQueryVariables = Exact<{
   scope: string;
@@ -422,6 +422,8 @@ export const SearchDocument = new TypedDocumentString(`
         ...FactFields
       }
     }
+    answerable
+    answerability
   }
 }
     fragment FactFields on Fact {
