@@ -16,18 +16,20 @@ hold every slot. The counter lives on the event loop (single-threaded), so it ne
 Fair between tenants (resolvers/http/tenants.py: the API key, or the scope without keys), and
 work-conserving: a tenant alone may use every slot but `per_tenant`, which stay free for the
 next tenant to arrive; while another tenant is active (a request in progress or one in the last
-ACTIVE seconds), the tenant sending the most requests is held to `per_tenant` of them. A share of
-the slots has to be small to share the CPU: four of one tenant's requests at once keep two cores
-busy, and a second tenant's p99 beside them rose to 12x its p99 alone; a fixed share of 2 kept
-it at 0.3x but refused the second tenant itself whenever its own requests bunched up
-(bench/README.md "Fair admission between tenants"). Streams (resolvers/http/streams.py) are
-not requests: they pass by, bounded on their own.
+ACTIVE seconds), the tenant sending the most requests is held to `per_tenant` of them, and a
+lighter tenant under its fair share is admitted even when the flood's requests fill every slot
+(`Shares` has the rule). A share of the slots has to be small to share the CPU: four of one
+tenant's requests at once keep two cores busy, and a second tenant's p99 beside them rose to 12x
+its p99 alone; a fixed share of 2 kept it at 0.3x but refused the second tenant itself whenever
+its own requests bunched up (bench/README.md "Fair admission between tenants"). Streams
+(resolvers/http/streams.py) are not requests: they pass by, bounded on their own.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, field
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -43,20 +45,85 @@ OVERLOADED = "OVERLOADED"
 ACTIVE = 2.0
 
 
+@dataclass
+class Shares:
+    """Who may have one more request admitted: the rule, apart from the ASGI plumbing, over a
+    clock given to it (tests/test_admission_rule.py drives it with exact times).
+
+    - Alone (no other tenant active), a tenant may hold all but `per_tenant` of the `limit`
+      slots: that room is kept for the next tenant to arrive.
+    - With others active, the tenant sending the most (a request rate decaying over ACTIVE
+      seconds, refused attempts included) is held to `per_tenant`.
+    - A lighter tenant is never refused for the room the heavier ones hold: under its fair
+      share (`limit` split between the active tenants, at least `per_tenant`) it is admitted
+      even past `limit`, up to a ceiling of `limit` plus that share (tenants can be made up,
+      scopes without keys: the more there are, the smaller the share, so no number of them
+      passes `limit + max(per_tenant, limit // 2)`). Until issue 64's last round
+      the lighter tenant was refused whenever the flood's requests, admitted while it was
+      alone, still filled the slots: 5 of 395 of a steady tenant's requests.
+    """
+
+    limit: int
+    per_tenant: int
+    admitted: int = 0
+    held: dict[str, int] = field(default_factory=dict)
+    # Each tenant's recent requests, decaying over ACTIVE seconds, and when it last sent one.
+    rates: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def refusal(self, tenant: str, now: float) -> str | None:
+        """Why this tenant's next request is refused ("capacity" or "share"), or None: admit
+        it. Called once per request, which also counts it in the tenant's rate."""
+        held = self.held.get(tenant, 0)
+        rates = {name: _decayed(rate, last, now) for name, (rate, last) in self.rates.items()}
+        mine = rates.get(tenant, 0.0) + 1.0
+        self.rates[tenant] = (mine, now)
+        others = [
+            rates[other]
+            for other, (_, last) in self.rates.items()
+            if other != tenant and (self.held.get(other) or now - last < ACTIVE)
+        ]
+        for other, (_, last) in list(self.rates.items()):  # forget the long gone: a bounded map
+            if now - last >= ACTIVE and not self.held.get(other):
+                del self.rates[other]
+        if not others:  # alone: all but the room kept for the next tenant to arrive
+            if self.admitted >= self.limit:
+                return "capacity"
+            if self.admitted >= self.limit - self.per_tenant and held >= self.per_tenant:
+                return "share"
+            return None
+        if mine >= max(others):  # the heaviest: held to its share
+            if held >= self.per_tenant:
+                return "share"
+            return "capacity" if self.admitted >= self.limit else None
+        fair = max(self.per_tenant, self.limit // (len(others) + 1))
+        ceiling = self.limit + fair if held < fair else self.limit
+        return "capacity" if self.admitted >= ceiling else None
+
+    def take(self, tenant: str) -> None:
+        self.held[tenant] = self.held.get(tenant, 0) + 1
+
+    def give_back(self, tenant: str) -> None:
+        left = self.held[tenant] - 1
+        if left:
+            self.held[tenant] = left
+        else:
+            del self.held[tenant]
+
+
 class Admission:
     """Admit at most `limit` API requests at once (0: no limit); with `per_tenant` (0: no such
-    bound), hold the tenant sending the most, of several active ones, to that many, and a
-    tenant alone to `limit - per_tenant`; answer 503 to the rest."""
+    bound), share them between tenants by the rule of `Shares`; answer 503 to the rest."""
 
     def __init__(self, app: ASGIApp, limit: int, retry_after: int, per_tenant: int = 0) -> None:
         self.app = app
         self.limit = limit
         self.retry_after = retry_after
         self.per_tenant = per_tenant
-        self.admitted = 0
-        self.by_tenant: dict[str, int] = {}
-        # Each tenant's recent requests, decaying over ACTIVE seconds, and when it last sent one.
-        self.rates: dict[str, tuple[float, float]] = {}
+        self.shares = Shares(limit, per_tenant)
+
+    @property
+    def admitted(self) -> int:
+        return self.shares.admitted
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -67,40 +134,34 @@ class Admission:
         ):
             await self.app(scope, receive, send)
             return
-        if self.admitted >= self.limit:
-            await self._refuse(
-                scope,
-                send,
-                f"the service is at capacity ({self.limit} requests in progress, "
-                f"FACTGRAPH_MAX_QUEUE)",
-            )
-            return
         if self.per_tenant <= 0:
+            if self.shares.admitted >= self.limit:
+                await self._refuse_capacity(scope, send)
+                return
             await self._admitted(scope, receive, send)
             return
         body, receive = await _buffered(receive)
         tenant = request_tenant(scope, body)
-        held = self.by_tenant.get(tenant, 0)
-        if self._over_share(tenant, held):
+        refusal = self.shares.refusal(tenant, time.monotonic())
+        if refusal == "capacity":
+            await self._refuse_capacity(scope, send)
+            return
+        if refusal == "share":
             await self._refuse(
                 scope,
                 send,
-                f"this tenant has {held} requests in progress, its share of the service "
-                f"(FACTGRAPH_MAX_QUEUE_PER_TENANT)",
+                f"this tenant has {self.shares.held.get(tenant, 0)} requests in progress, its "
+                f"share of the service while others are served (FACTGRAPH_MAX_QUEUE_PER_TENANT)",
             )
             return
-        self.by_tenant[tenant] = held + 1
+        self.shares.take(tenant)
         released = False
 
         def release() -> None:
             nonlocal released
             if not released:
                 released = True
-                left = self.by_tenant[tenant] - 1
-                if left:
-                    self.by_tenant[tenant] = left
-                else:
-                    del self.by_tenant[tenant]
+                self.shares.give_back(tenant)
 
         async def send_then_release(message: Message) -> None:
             # The tenant's share is given back with the answer's last byte: what runs after
@@ -116,35 +177,22 @@ class Admission:
         finally:
             release()
 
-    def _over_share(self, tenant: str, held: int) -> bool:
-        """Whether this tenant's next request would take more than its share. Called once per
-        request, which also counts it in the tenant's recent rate."""
-        now = time.monotonic()
-        rates = {name: _decayed(rate, last, now) for name, (rate, last) in self.rates.items()}
-        mine = rates.get(tenant, 0.0) + 1.0
-        self.rates[tenant] = (mine, now)
-        others = [
-            rates[other]
-            for other, (_, last) in list(self.rates.items())
-            if other != tenant and (self.by_tenant.get(other) or now - last < ACTIVE)
-        ]
-        for other, (_, last) in list(self.rates.items()):  # forget the long gone: a bounded map
-            if now - last >= ACTIVE and not self.by_tenant.get(other):
-                del self.rates[other]
-        if not others:  # alone: all but the room kept for the next tenant to arrive
-            return self.admitted >= self.limit - self.per_tenant and held >= self.per_tenant
-        # With others active, the tenant sending the most is the one held to its share: a
-        # steady client whose own requests bunch up is not refused beside a flood.
-        return held >= self.per_tenant and mine >= max(others)
-
     async def _admitted(self, scope: Scope, receive: Receive, send: Send) -> None:
-        self.admitted += 1
+        self.shares.admitted += 1
         metrics.HTTP_ADMITTED.inc()
         try:
             await self.app(scope, receive, send)
         finally:
-            self.admitted -= 1
+            self.shares.admitted -= 1
             metrics.HTTP_ADMITTED.dec()
+
+    async def _refuse_capacity(self, scope: Scope, send: Send) -> None:
+        await self._refuse(
+            scope,
+            send,
+            f"the service is at capacity ({self.shares.admitted} requests in progress, "
+            f"FACTGRAPH_MAX_QUEUE {self.limit})",
+        )
 
     async def _refuse(self, scope: Scope, send: Send, why: str) -> None:
         metrics.HTTP_REFUSED.labels(route_label(scope["path"])).inc()
