@@ -127,7 +127,12 @@ class Load:
         self.stats = Stats()
         self.deadline = 0.0
         self.max_requests = args.max_requests
-        self.headers = {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {}
+        # Every request of this load names its scope, `health` too: without keys a tenant is
+        # the scope a request names, and a health query naming none was charged to the client's
+        # address, a third tenant beside the flood that took slots from tenant B's share.
+        self.headers = {"X-Scope": scope}
+        if args.api_key:
+            self.headers["Authorization"] = f"Bearer {args.api_key}"
 
     def _budget_left(self) -> bool:
         return time.monotonic() < self.deadline and self.stats.requests < self.max_requests
@@ -225,6 +230,7 @@ class SteadyTenant:
         self.stats = Stats()
         self.latencies: dict[str, list[float]] = defaultdict(list)  # phase -> seconds
         self.failures: Counter[str] = Counter()
+        self.failed_at: dict[str, list[float]] = defaultdict(list)  # phase -> s into it
 
     async def run(self, phase: str, seconds: float) -> None:
         limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
@@ -265,6 +271,7 @@ class SteadyTenant:
             # Which bound refused it: the tenant's share, or the service's capacity.
             bound = " share" if "PER_TENANT" in error.get("message", "") else ""
             self.failures[f"{phase}:{kind}:{response.status_code} {code}{bound}"] += 1
+            self.failed_at[phase].append(round(n / self.rps, 1))
             return
         self.latencies[phase].append(elapsed)
         if kind == "remember":
@@ -481,6 +488,7 @@ def tenant_b_summary(tenant: SteadyTenant) -> dict[str, Any]:
         "latency_ms": {"alone": alone, "beside_flood": beside},
         "p99_ratio": ratio,
         "failures": dict(tenant.failures),
+        "failed_at_s": dict(tenant.failed_at),
     }
 
 

@@ -43,6 +43,14 @@ OVERLOADED = "OVERLOADED"
 # between the requests of a client that sends a few a second, so its requests are not each met
 # by a flooder that took the room back in between.
 ACTIVE = 2.0
+# Seconds over which a tenant's request rate decays by e. Short: a flood that starts beside a
+# steady tenant must outweigh it after a few requests, or it is "the lighter" while its first
+# requests take the slots (with 2 s, a tenant sending 5 a second weighed 10: the flood's first
+# 10 requests were admitted as the lighter tenant's, and the steady one's latency and
+# refusals came from them).
+RATE_DECAY = 0.5
+# Of the limit: what lighter tenants beside a flood may take the admitted requests to, at most.
+CEILING = 2
 
 
 @dataclass
@@ -50,24 +58,27 @@ class Shares:
     """Who may have one more request admitted: the rule, apart from the ASGI plumbing, over a
     clock given to it (tests/test_admission_rule.py drives it with exact times).
 
+    - Every tenant may hold `per_tenant` requests whatever the others hold (up to the
+      ceiling): when a flood starts beside a steady tenant, the flood is for a moment the
+      lighter of the two (its rate has not built up yet) and took the slots; the steady one,
+      "the heaviest" for that moment, was refused (6 to 11 of 200 requests in the bench).
     - Alone (no other tenant active), a tenant may hold all but `per_tenant` of the `limit`
       slots: that room is kept for the next tenant to arrive.
-    - With others active, the tenant sending the most (a request rate decaying over ACTIVE
-      seconds, refused attempts included) is held to `per_tenant`.
-    - A lighter tenant is never refused for the room the heavier ones hold: under its fair
-      share (`limit` split between the active tenants, at least `per_tenant`) it is admitted
-      even past `limit`, up to a ceiling of `limit` plus that share (tenants can be made up,
-      scopes without keys: the more there are, the smaller the share, so no number of them
-      passes `limit + max(per_tenant, limit // 2)`). Until issue 64's last round
-      the lighter tenant was refused whenever the flood's requests, admitted while it was
-      alone, still filled the slots: 5 of 395 of a steady tenant's requests.
+    - With others active, the tenant sending the most (a request rate decaying over
+      RATE_DECAY seconds, refused attempts included) is held to `per_tenant`.
+    - A lighter tenant is never refused for the room the heavier ones hold: under its share
+      (the `limit` slots less what each other tenant holds, counted up to `per_tenant`) it is
+      admitted even past `limit`, never past CEILING times it (tenants can be made up, scopes
+      without keys: the more of them hold slots, the smaller each one's share). Until issue
+      64's last round the lighter tenant was refused whenever the flood's requests, admitted
+      while it was alone, still filled the slots: 5 of 395 of a steady tenant's requests.
     """
 
     limit: int
     per_tenant: int
     admitted: int = 0
     held: dict[str, int] = field(default_factory=dict)
-    # Each tenant's recent requests, decaying over ACTIVE seconds, and when it last sent one.
+    # Each tenant's recent requests, decaying over RATE_DECAY s, and when it last sent one.
     rates: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def refusal(self, tenant: str, now: float) -> str | None:
@@ -85,18 +96,21 @@ class Shares:
         for other, (_, last) in list(self.rates.items()):  # forget the long gone: a bounded map
             if now - last >= ACTIVE and not self.held.get(other):
                 del self.rates[other]
+        if held < self.per_tenant:  # every tenant's minimum, whoever else holds the slots
+            return "capacity" if self.admitted >= CEILING * self.limit else None
         if not others:  # alone: all but the room kept for the next tenant to arrive
             if self.admitted >= self.limit:
                 return "capacity"
-            if self.admitted >= self.limit - self.per_tenant and held >= self.per_tenant:
-                return "share"
-            return None
+            return "share" if self.admitted >= self.limit - self.per_tenant else None
         if mine >= max(others):  # the heaviest: held to its share
-            if held >= self.per_tenant:
-                return "share"
-            return "capacity" if self.admitted >= self.limit else None
-        fair = max(self.per_tenant, self.limit // (len(others) + 1))
-        ceiling = self.limit + fair if held < fair else self.limit
+            return "share"
+        # A lighter tenant: its share is what the others leave it, each counted up to
+        # `per_tenant` (what holding more is, to them, the leftover of being alone or the
+        # heaviest: room the lighter one is not refused for).
+        left = self.limit - sum(
+            min(self.held.get(other, 0), self.per_tenant) for other in self.rates if other != tenant
+        )
+        ceiling = CEILING * self.limit if held < left else self.limit
         return "capacity" if self.admitted >= ceiling else None
 
     def take(self, tenant: str) -> None:
@@ -207,8 +221,8 @@ class Admission:
 
 
 def _decayed(rate: float, since: float, now: float) -> float:
-    """A tenant's request count, decayed by e for every ACTIVE seconds since its last one."""
-    return rate * math.exp(-(now - since) / ACTIVE)
+    """A tenant's request count, decayed by e for every RATE_DECAY seconds since its last one."""
+    return rate * math.exp(-(now - since) / RATE_DECAY)
 
 
 async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
