@@ -20,13 +20,15 @@ Fair admission (--tenant-b-rps N): a second tenant, in a scope of its own (its o
 --api-key-b), sends a steady N requests per second (remember, get and search in turn, each
 request on time whatever the last one's latency), first alone for --tenant-b-alone seconds, then
 beside the flood of --clients. Promised: every one of its requests succeeds, and its p99 beside
-the flood stays under --max-b-ratio (3) times its p99 alone.
+the flood stays under --max-b-ratio (3) times its p99 alone. Its figures go to
+bench/results/load-tenants.json unless --out says otherwise, with the command line, the commit
+and the machine's load average (a figure taken beside other work is not a quiet one).
 
     .venv/bin/python bench/load.py                       # 50 clients, 60 s
     .venv/bin/python bench/load.py --clients 10 --seconds 10
     .venv/bin/python bench/load.py --url http://127.0.0.1:8000 --api-key fgk_...
     .venv/bin/python bench/load.py --out bench/results/load.json --server-log /tmp/serve.log
-    .venv/bin/python bench/load.py --clients 50 --seconds 30 --tenant-b-rps 5   # fairness
+    .venv/bin/python bench/load.py --tenant-b-rps 5      # fairness: results/load-tenants.json
 
 Operations: remember (a new fact, 25%), remember_same (the same text from everyone, 5%),
 get (a fact acknowledged earlier, 35%), search (hybrid search; `get` when the schema has none,
@@ -41,6 +43,7 @@ import json
 import os
 import random
 import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -124,7 +127,12 @@ class Load:
         self.stats = Stats()
         self.deadline = 0.0
         self.max_requests = args.max_requests
-        self.headers = {"Authorization": f"Bearer {args.api_key}"} if args.api_key else {}
+        # Every request of this load names its scope, `health` too: without keys a tenant is
+        # the scope a request names, and a health query naming none was charged to the client's
+        # address, a third tenant beside the flood that took slots from tenant B's share.
+        self.headers = {"X-Scope": scope}
+        if args.api_key:
+            self.headers["Authorization"] = f"Bearer {args.api_key}"
 
     def _budget_left(self) -> bool:
         return time.monotonic() < self.deadline and self.stats.requests < self.max_requests
@@ -222,6 +230,7 @@ class SteadyTenant:
         self.stats = Stats()
         self.latencies: dict[str, list[float]] = defaultdict(list)  # phase -> seconds
         self.failures: Counter[str] = Counter()
+        self.failed_at: dict[str, list[float]] = defaultdict(list)  # phase -> s into it
 
     async def run(self, phase: str, seconds: float) -> None:
         limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
@@ -257,8 +266,12 @@ class SteadyTenant:
         elapsed = time.perf_counter() - started
         body = response.json()
         if response.status_code != 200 or body.get("errors"):
-            code = (body.get("errors") or [{}])[0].get("extensions", {}).get("code", "")
-            self.failures[f"{phase}:{kind}:{response.status_code} {code}"] += 1
+            error = (body.get("errors") or [{}])[0]
+            code = error.get("extensions", {}).get("code", "")
+            # Which bound refused it: the tenant's share, or the service's capacity.
+            bound = " share" if "PER_TENANT" in error.get("message", "") else ""
+            self.failures[f"{phase}:{kind}:{response.status_code} {code}{bound}"] += 1
+            self.failed_at[phase].append(round(n / self.rps, 1))
             return
         self.latencies[phase].append(elapsed)
         if kind == "remember":
@@ -377,9 +390,12 @@ def main() -> int:
     parser.add_argument("--out", help="also write the JSON summary to this file")
     parser.add_argument("--server-log", help="append the started service's stderr here")
     args = parser.parse_args()
+    if args.tenant_b_rps > 0 and args.out is None:
+        args.out = str(Path(__file__).parent / "results" / "load-tenants.json")
 
     settings = Settings.from_env()
     scope = f"bench-load-{uuid.uuid4().hex[:8]}"
+    conditions = run_conditions()
     proc = None
     url = args.url
     if url is None:
@@ -410,6 +426,7 @@ def main() -> int:
             broken += fairness(args, tenant_b, verify(settings, tenant_b.scope, tenant_b.stats))
             summary["tenant_b"] = tenant_b_summary(tenant_b)
             summary["broken"] = broken
+        summary["conditions"] = {**conditions, "loadavg_at_end": os.getloadavg()[0]}
         text = json.dumps(summary, indent=2)
         print(text)
         if args.out:
@@ -428,6 +445,27 @@ def main() -> int:
             db.write("scope_delete", {"scope": f"{scope}-b"})
         finally:
             db.close()
+
+
+def run_conditions() -> dict[str, Any]:
+    """What the figures were taken on: the command, the commit, the machine and its load."""
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).parent,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = None
+    return {
+        "command": " ".join(["bench/load.py", *sys.argv[1:]]),
+        "commit": commit,
+        "cpus": os.cpu_count(),
+        "loadavg_at_start": os.getloadavg()[0],
+        "max_queue_per_tenant": os.environ.get("FACTGRAPH_MAX_QUEUE_PER_TENANT", "default"),
+    }
 
 
 async def flood_beside(load: Load, tenant_b: SteadyTenant | None, clients: int, s: float) -> None:
@@ -450,6 +488,7 @@ def tenant_b_summary(tenant: SteadyTenant) -> dict[str, Any]:
         "latency_ms": {"alone": alone, "beside_flood": beside},
         "p99_ratio": ratio,
         "failures": dict(tenant.failures),
+        "failed_at_s": dict(tenant.failed_at),
     }
 
 

@@ -46,6 +46,10 @@ DEFAULT_STREAM_IDLE_TIMEOUT = 300
 # How long a request waits on a Neo4j that does not answer before it is told 503
 # DATABASE_UNAVAILABLE (graph/storage/liveness.py).
 DEFAULT_DB_TIMEOUT = 2.0
+# How long a lighter tenant's request may wait for an admission slot beside another tenant's
+# flood (resolvers/http/admission.py): as long as a request may wait on a silent Neo4j, so a
+# refusal still comes within the same bound.
+DEFAULT_ADMISSION_WAIT = 2.0
 # Longer than any common client keeps an idle connection (httpx 5 s, Go 90 s, load balancers
 # 60 s): a client must be the one to close an idle connection, or its next request can cross
 # the server's close on the wire and get no answer at all (bench/results/load.md).
@@ -92,8 +96,8 @@ def _optional_nonnegative(name: str) -> int | None:
     return _env_nonnegative(name, 0)
 
 
-def _env_seconds(name: str, default: float) -> float:
-    """A duration in seconds, above zero (fractions allowed)."""
+def _env_seconds(name: str, default: float, *, zero: bool = False) -> float:
+    """A duration in seconds, above zero (fractions allowed; 0 too if `zero`)."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
@@ -101,8 +105,11 @@ def _env_seconds(name: str, default: float) -> float:
         value = float(raw)
     except ValueError as exc:
         raise ValueError(f"{name} must be a number of seconds, got {raw!r}") from exc
+    if zero and value == 0:
+        return value
     if not value > 0 or value == float("inf"):
-        raise ValueError(f"{name} must be a number of seconds above 0, got {raw!r}")
+        floor = "0 or more" if zero else "above 0"
+        raise ValueError(f"{name} must be a number of seconds {floor}, got {raw!r}")
     return value
 
 
@@ -380,6 +387,9 @@ class Settings:
     stream_idle_timeout: int = DEFAULT_STREAM_IDLE_TIMEOUT  # seconds with only keep-alives
     # Seconds a request waits on a silent Neo4j before 503 (graph/storage/liveness.py).
     db_timeout: float = DEFAULT_DB_TIMEOUT
+    # Seconds a tenant that is not the heaviest may wait for an admission slot beside another
+    # tenant's flood instead of being refused (resolvers/http/admission.py); 0: refused at once.
+    admission_wait: float = DEFAULT_ADMISSION_WAIT
     keep_alive: int = DEFAULT_KEEP_ALIVE  # seconds an idle HTTP connection is kept open
     # REST requests that name no scope (the clients we are a drop-in for never send one).
     default_scope: str = "default"
@@ -476,6 +486,9 @@ class Settings:
                 "FACTGRAPH_STREAM_IDLE_TIMEOUT", DEFAULT_STREAM_IDLE_TIMEOUT
             ),
             db_timeout=_env_seconds("FACTGRAPH_DB_TIMEOUT", DEFAULT_DB_TIMEOUT),
+            admission_wait=_env_seconds(
+                "FACTGRAPH_ADMISSION_WAIT", DEFAULT_ADMISSION_WAIT, zero=True
+            ),
             default_scope=_env("FACTGRAPH_DEFAULT_SCOPE", "default").strip() or "default",
             cors_origins=cors_origins(os.environ.get("FACTGRAPH_CORS_ORIGINS", "")),
         )

@@ -253,6 +253,7 @@ def create_app(
             limit=config.max_queue,
             retry_after=config.retry_after,
             per_tenant=config.tenant_queue,
+            wait=config.admission_wait,
         ),
         # Inside admission: a request cut off by a Neo4j outage gives its slot back at once.
         Middleware(OutageGuard),

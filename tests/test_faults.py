@@ -105,11 +105,12 @@ def test_neo4j_killed_and_restarted_under_writes(
             health_answered_in = time.monotonic() - killed
             assert health.status_code == 503 and health_answered_in < 1.0, health_answered_in
             assert health.json()["neo4j"] == "down" and "unavailable" in health.json()["detail"]
-            # The failed probe closed the gate (graph/storage/db.py): from now on a query is refused
-            # at
-            # once, or after one connection attempt per PROBE_INTERVAL, never after sitting in
-            # the driver's retry loop (max_transaction_retry_time) as a managed query would.
-            assert not db.available
+            # The watcher's refused pings close the gate (graph/storage/liveness.py: two in a
+            # row, 0.4 s apart): from then on a query is refused at once, never after sitting
+            # in the driver's retry loop (max_transaction_retry_time) as a managed query would.
+            while db.available:
+                assert time.monotonic() - killed < memory.settings.db_timeout, "gate still open"
+                time.sleep(0.02)
             read = c.post("/graphql", json={"query": GET, "variables": {"scope": SCOPE, "id": "x"}})
             assert read.status_code == 503
             error = read.json()["errors"][0]

@@ -257,9 +257,17 @@ def test_queue_depth_keep_alive_and_retry_after_come_from_the_environment(
         "FACTGRAPH_RETRY_AFTER",
         "FACTGRAPH_KEEP_ALIVE",
         "FACTGRAPH_MAX_QUEUE_PER_TENANT",
+        "FACTGRAPH_ADMISSION_WAIT",
     ):
         monkeypatch.delenv(name, raising=False)
     defaults = Settings.from_env()
+    assert defaults.admission_wait == 2.0, "a lighter tenant waits as long as a silent Neo4j"
+    monkeypatch.setenv("FACTGRAPH_ADMISSION_WAIT", "0")
+    assert Settings.from_env().admission_wait == 0, "0: refused at once"
+    monkeypatch.setenv("FACTGRAPH_ADMISSION_WAIT", "-1")
+    with pytest.raises(ValueError, match="FACTGRAPH_ADMISSION_WAIT must be a number of seconds"):
+        Settings.from_env()
+    monkeypatch.delenv("FACTGRAPH_ADMISSION_WAIT")
     assert defaults.max_queue >= 4 and defaults.retry_after == 1
     assert defaults.tenant_queue == max(1, defaults.max_queue // 4), "a quarter for one tenant"
     assert defaults.keep_alive == DEFAULT_KEEP_ALIVE >= 60, "longer than clients keep idle"

@@ -7,9 +7,10 @@ translated into `DatabaseUnavailable` so callers can answer 503 instead of crash
 Once Neo4j is known to be down, queries fail at once instead of each sitting in the driver's
 retry loop: at most one caller per `PROBE_INTERVAL` probes the server, and the first successful
 probe reopens the gate, so the service recovers by itself when Neo4j returns. The service
-(`watch`) does better: a watcher pings Neo4j and closes the gate when a ping is late, so a
-paused server (which answers nothing and refuses nothing) is noticed within
-FACTGRAPH_DB_TIMEOUT too, and only the watcher probes (graph/storage/liveness.py). Connecting,
+(`watch`) does better: a watcher pings Neo4j and closes the gate when the server stops
+answering, so a paused server (which answers nothing and refuses nothing) is noticed within
+FACTGRAPH_DB_TIMEOUT too, and only the watcher opens and closes the gate, with hysteresis
+(graph/storage/liveness.py). Connecting,
 and waiting for a pooled connection, are bounded by the same timeout.
 
 `NEO4J_URI` may name a cluster or Aura (`neo4j://`, `neo4j+s://`): reads are routed to members
@@ -251,7 +252,10 @@ class Database:
                     self._learn_server()
                 yield
         except (ServiceUnavailable, SessionExpired, OSError) as exc:
-            self._mark_down(type(exc).__name__)
+            # Watched, the watcher alone opens and closes the gate (with hysteresis: a query
+            # that fails on a server just restarted does not close it for the others).
+            if self._liveness is None:
+                self._mark_down(type(exc).__name__)
             raise self._unavailable(type(exc).__name__) from exc
         except ConnectionAcquisitionTimeoutError as exc:
             # Every pooled connection busy for FACTGRAPH_DB_TIMEOUT: Neo4j too slow or gone;
