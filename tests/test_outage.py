@@ -24,6 +24,7 @@ import httpx
 import pytest
 
 from graph.memory import Memory
+from graph.observability.logs import quiet_driver
 from graph.platform.embedding import Embedder
 from graph.platform.neo4j_local import LocalNeo4j
 from graph.storage.db import Database
@@ -91,6 +92,10 @@ def timed(call: Callable[[], httpx.Response]) -> tuple[httpx.Response, float]:
 
 @pytest.fixture
 def served(spare_to_restart: LocalNeo4j, embedder: Embedder) -> Iterator[tuple[str, Memory]]:
+    # The driver's per-connection lines as `factgraph serve` has them (setup_logging): kept at
+    # DEBUG. Without it a connection broken mid-query under load logged an ERROR of the
+    # driver's own, which the service never shows, and failed the test now and then.
+    quiet_driver()
     db = Database(spare_to_restart.settings)
     apply_schema(db, embedder.dimensions, embedder.id)
     memory = Memory(db, embedder)

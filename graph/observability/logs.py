@@ -64,9 +64,13 @@ def setup_logging(level: str = "info", fmt: str = "json", stream: TextIO | None 
         logger = logging.getLogger(name)
         logger.handlers[:] = []
         logger.propagate = True
-    # The driver's own lines for each retry of a managed transaction (WARNING) and each broken
-    # connection (ERROR): while Neo4j is away they repeat for every request; the outage itself
-    # is one WARNING of factgraph.neo4j, and the driver's lines remain at DEBUG.
+    quiet_driver()
+
+
+def quiet_driver() -> None:
+    """The driver's own lines for each retry of a managed transaction (WARNING) and each broken
+    connection (ERROR): while Neo4j is away they repeat for every request; the outage itself
+    is one WARNING of factgraph.neo4j, and the driver's lines remain at DEBUG."""
     for name in ("neo4j", "neo4j.session", "neo4j.io", "neo4j.pool"):
         if _quiet_driver not in logging.getLogger(name).filters:
             logging.getLogger(name).addFilter(_quiet_driver)
