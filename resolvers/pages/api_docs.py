@@ -12,10 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from starlette.requests import Request
-from starlette.responses import FileResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from resolvers.pages._static_page import page_routes
 
 DOCS_PATH = "/docs"
 ASSETS_DIR = Path(__file__).parent / "static" / "swagger-ui"
@@ -33,25 +30,4 @@ _HEADERS = {
 }
 
 
-async def page(_: Request) -> Response:
-    return FileResponse(ASSETS_DIR / "index.html", media_type="text/html", headers=_HEADERS)
-
-
-async def slash(_: Request) -> Response:
-    return RedirectResponse(DOCS_PATH)
-
-
-class _Assets(StaticFiles):
-    """Swagger UI's script and style sheet, and the page's own script."""
-
-    def file_response(self, *args: object, **kwargs: object) -> Response:
-        response = super().file_response(*args, **kwargs)  # type: ignore[arg-type]
-        response.headers.update(_HEADERS)
-        return response
-
-
-routes = [
-    Route(DOCS_PATH, page, methods=["GET", "HEAD"]),
-    Route(f"{DOCS_PATH}/", slash, methods=["GET", "HEAD"]),
-    Mount(f"{DOCS_PATH}/assets", app=_Assets(directory=ASSETS_DIR), name="docs-assets"),
-]
+routes = page_routes(DOCS_PATH, ASSETS_DIR, _HEADERS, name="docs")

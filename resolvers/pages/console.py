@@ -12,9 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from resolvers.pages._static_page import page_routes
 
 CONSOLE_PATH = "/console"
 CONSOLE_DIR = Path(__file__).parent / "static" / "console"
@@ -42,27 +43,8 @@ async def favicon(request: Request) -> Response:
     return FileResponse(ICON_DIR / name, media_type=media_type, headers=_ICON_HEADERS)
 
 
-async def page(_: Request) -> Response:
-    return FileResponse(CONSOLE_DIR / "index.html", media_type="text/html", headers=_HEADERS)
-
-
-async def slash(_: Request) -> Response:
-    return RedirectResponse(CONSOLE_PATH)
-
-
-class _Assets(StaticFiles):
-    """The page's scripts and styles; revalidated on every load so an upgrade shows at once."""
-
-    def file_response(self, *args: object, **kwargs: object) -> Response:
-        response = super().file_response(*args, **kwargs)  # type: ignore[arg-type]
-        response.headers.update(_HEADERS)
-        return response
-
-
-routes = [
+routes: list[BaseRoute] = [
     Route("/favicon.ico", favicon, methods=["GET", "HEAD"]),
     Route("/favicon.svg", favicon, methods=["GET", "HEAD"]),
-    Route(CONSOLE_PATH, page, methods=["GET", "HEAD"]),
-    Route(f"{CONSOLE_PATH}/", slash, methods=["GET", "HEAD"]),
-    Mount(f"{CONSOLE_PATH}/assets", app=_Assets(directory=CONSOLE_DIR), name="console-assets"),
+    *page_routes(CONSOLE_PATH, CONSOLE_DIR, _HEADERS, name="console"),
 ]
