@@ -23,7 +23,6 @@ questions' evidence hits.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -31,6 +30,7 @@ from pathlib import Path
 
 from graph.search.candidates import Candidates
 from graph.search.lexical import query_stems, stems
+from graph.search.relevance import logistic
 from graph.search.subjects import named, subject_key
 
 FEATURES = (
@@ -152,11 +152,7 @@ class Answerable:
     threshold: float = DEFAULT_THRESHOLD
 
     def probability(self, x: Sequence[float]) -> float:
-        z = self.weights[0] + sum(w * v for w, v in zip(self.weights[1:], x, strict=True))
-        if z >= 0:
-            return 1.0 / (1.0 + math.exp(-z))
-        e = math.exp(z)
-        return e / (1.0 + e)
+        return logistic(self.weights, x)
 
 
 @cache

@@ -111,6 +111,16 @@ def by_relevance(relevance: Mapping[str, float]) -> list[tuple[str, float]]:
     return sorted(relevance.items(), key=lambda pair: (-pair[1], place[pair[0]]))
 
 
+def logistic(weights: Sequence[float], x: Sequence[float]) -> float:
+    """A logistic model's probability: `weights` is the intercept, then one per feature of `x`
+    (computed without overflow on either side)."""
+    z = weights[0] + sum(w * v for w, v in zip(weights[1:], x, strict=True))
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
 @dataclass(frozen=True)
 class Relevance:
     """Bias and one weight per feature (FEATURES order)."""
@@ -124,11 +134,7 @@ class Relevance:
         return cls(tuple(float(c) for c in coefficients))
 
     def probability(self, x: Sequence[float]) -> float:
-        z = self.weights[0] + sum(w * v for w, v in zip(self.weights[1:], x, strict=True))
-        if z >= 0:
-            return 1.0 / (1.0 + math.exp(-z))
-        e = math.exp(z)
-        return e / (1.0 + e)
+        return logistic(self.weights, x)
 
     def to_json(self, **about: Any) -> str:
         return json.dumps(
